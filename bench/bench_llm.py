@@ -1,0 +1,120 @@
+"""Benchmark of the LLM writer on a one-day, vLLM-sized window, against the fake model server.
+
+Prints the tokens each section's request takes (the writer's offline estimate and the fake
+server's count, a quarter token a UTF-8 byte) against the default budget, and the wall time of a
+whole digest against the per-section latency of the server.
+
+    python bench/bench_llm.py [--lang zh] [--latency 0.5 --latency 1.0] [--concurrency 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import openai
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from config.settings import LLMSettings
+from digest.analysis.types import Analysis
+from digest.writers.base import Written
+from digest.writers.llm import LLMWriter
+from digest.writers.llm.budget import estimate_messages
+from digest.writers.template import TemplateWriter
+from tests.digest.writers.llm.samples import one_day_analysis
+from tests.fakes.openai_server import FakeOpenAI
+
+
+def _writer(base_url: str, settings: LLMSettings, concurrency: int) -> LLMWriter:
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0, timeout=30)
+    return LLMWriter(
+        client,
+        "bench-model",
+        fallback=TemplateWriter(),
+        concurrency=concurrency,
+        section_tokens=settings.section_tokens,
+        digest_tokens=settings.digest_tokens,
+        max_output_tokens=settings.max_output_tokens,
+        timeout=30.0,
+    )
+
+
+async def tokens(analysis: Analysis, lang: str, settings: LLMSettings) -> None:
+    async with FakeOpenAI() as fake:
+        written: Written = await _writer(fake.base_url, settings, 8).write(analysis, lang)
+    print(
+        f"\n== tokens, lang={lang} (section budget {settings.section_tokens}, "
+        f"digest budget {settings.digest_tokens}, max output {settings.max_output_tokens})"
+    )
+    print(f"{'section':<14}{'cards':>6}{'estimated':>11}{'server':>9}{'max answer':>12}")
+    estimated = 0
+    for request in fake.requests:
+        estimate = estimate_messages(request.messages)
+        estimated += estimate
+        print(
+            f"{request.section:<14}{len(request.cards):>6}{estimate:>11}"
+            f"{request.prompt_tokens:>9}{request.max_tokens or 0:>12}"
+        )
+    reserved = estimated + sum(r.max_tokens or 0 for r in fake.requests)
+    completion = written.usage.completion_tokens
+    print(
+        f"requests {len(fake.requests)}; prompt tokens: estimated {estimated}, "
+        f"server-counted {written.usage.prompt_tokens}; completion tokens {completion}"
+    )
+    print(
+        f"prompt + reserved answers (estimated) {reserved} of {settings.digest_tokens}; "
+        f"used (server usage) {written.usage.total}"
+    )
+    print(
+        f"sections by the model: {sum(s.writer != 'template' for s in written.sections)}"
+        f" of {len(written.sections)}; notes: {list(written.notes)}"
+    )
+
+
+async def wall(analysis: Analysis, latency: float, concurrency: int, runs: int) -> None:
+    settings = LLMSettings()
+    times = []
+    async with FakeOpenAI(latency=latency) as fake:
+        writer = _writer(fake.base_url, settings, concurrency)
+        for _ in range(runs):
+            started = time.monotonic()
+            await writer.write(analysis, "en")
+            times.append(time.monotonic() - started)
+        sections = len(fake.requests) // runs
+    print(
+        f"latency {latency:.2f} s/section, {sections} sections, concurrency {concurrency}: "
+        f"wall {statistics.median(times):.2f} s (median of {runs}), "
+        f"{statistics.median(times) / latency:.2f}x one section"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--lang", action="append", choices=("zh", "en"))
+    parser.add_argument("--latency", action="append", type=float)
+    parser.add_argument("--concurrency", action="append", type=int)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    started = time.monotonic()
+    analysis = one_day_analysis()
+    counts = analysis.counts
+    print(
+        f"one-day window: {len(analysis.data.items)} items, {len(analysis.data.comments)} "
+        f"comments; counts {counts.as_dict()} (analysed in {time.monotonic() - started:.2f} s)"
+    )
+    settings = LLMSettings()
+    for lang in args.lang or ["en", "zh"]:
+        await tokens(analysis, lang, settings)
+    print("\n== wall time against per-section latency")
+    for concurrency in args.concurrency or [8, 4]:
+        for latency in args.latency or [0.25, 1.0]:
+            await wall(analysis, latency, concurrency, args.runs)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

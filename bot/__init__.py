@@ -1,0 +1,1 @@
+"""Front ends: command grammar, Slack, Discord, CLI, scheduler and the composition root."""

@@ -1,0 +1,34 @@
+"""The ``vllm-report ask`` command: one question in, one rendered answer out."""
+
+from __future__ import annotations
+
+from bot.core import ReportCore
+from bot.grammar import AskCommand, Options, UsageError, parse
+from digest.render.answer import render_answer_json, render_answer_markdown
+
+
+async def run_ask(
+    core: ReportCore,
+    question: str,
+    *,
+    repo: str | None = None,
+    lang: str | None = None,
+    fmt: str = "md",
+) -> str:
+    """The answer to ``question`` as Markdown (``fmt="md"``) or JSON (``fmt="json"``).
+
+    ``repo`` and ``lang`` (command-line flags) win over ``repo:``/``lang:`` in the question.
+    Raises ``UsageError`` for an empty or overlong question or a malformed repository.
+    """
+    if fmt not in ("md", "json"):
+        raise UsageError(f"unknown format {fmt!r} (use md or json)")
+    command = parse(f"ask {question}")
+    if not isinstance(command, AskCommand):
+        raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
+    opts = command.options
+    command = AskCommand(
+        command.question,
+        Options(repo or opts.repo, lang or opts.lang, opts.private),
+    )
+    answer = await core.ask(command)
+    return render_answer_json(answer) + "\n" if fmt == "json" else render_answer_markdown(answer)

@@ -1,0 +1,205 @@
+"""The ``vllm-report`` command line: digests to stdout, one-line errors, distinct exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import TextIO
+
+from bot import messages
+from bot.grammar import UsageError
+from digest.errors import (
+    BadWindow,
+    ConfigError,
+    DigestError,
+    NotFound,
+    RateLimited,
+    SourceUnavailable,
+)
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_RATE_LIMITED = 4
+EXIT_UNAVAILABLE = 5
+EXIT_CONFIG = 6
+
+log = logging.getLogger("vllm_report")
+
+_EPILOG = """\
+windows: today (default), yesterday, week, Nd (e.g. 3d), YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD
+other commands:
+  vllm-report ask "what's new in ROCm?"   a short linked answer
+  vllm-report serve                       run the Slack/Discord bot and the daily posts
+exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
+  4 GitHub rate limit exhausted, 5 GitHub unreachable, 6 bad configuration
+"""
+
+
+def _digest_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-report",
+        description="A digest of a GitHub repository's activity over a time window.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("window", nargs="?", default="today", help="the window (default: today)")
+    _common(parser)
+    parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
+    parser.add_argument(
+        "--topic",
+        action="append",
+        metavar="NAME",
+        help="focus topic (repeatable; default: the repository's topics)",
+    )
+    parser.add_argument(
+        "--tz", metavar="ZONE", help="IANA timezone of the window, e.g. Asia/Shanghai"
+    )
+    parser.add_argument("--day-start", metavar="HH:MM", help="daily cut-off, e.g. 11:21")
+    parser.add_argument(
+        "--writer",
+        choices=("template", "llm"),
+        help="who writes the sections (default: llm when an endpoint is configured)",
+    )
+    return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (default from the config)")
+    parser.add_argument("--lang", choices=("zh", "en"), help="language of the report (default: en)")
+    parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+
+
+def _ask_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vllm-report ask", description="Answer a question.")
+    parser.add_argument("question", nargs="+", help='the question, e.g. "what\'s new in ROCm?"')
+    _common(parser)
+    parser.add_argument("--format", choices=("md", "json"), default="md")
+    return parser
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-report serve", description="Run the chat bots and the daily posts."
+    )
+    parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of an error; each kind of failure has its own."""
+    if isinstance(error, UsageError | BadWindow):
+        return EXIT_USAGE
+    if isinstance(error, NotFound):
+        return EXIT_NOT_FOUND
+    if isinstance(error, RateLimited):
+        return EXIT_RATE_LIMITED
+    if isinstance(error, SourceUnavailable):
+        return EXIT_UNAVAILABLE
+    if isinstance(error, ConfigError):
+        return EXIT_CONFIG
+    return EXIT_INTERNAL
+
+
+def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
+    if not stream.isatty():
+        return nullcontext()
+    from rich.console import Console
+
+    return Console(file=stream).status(text)
+
+
+async def _run_digest(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+    from bot.compose import build_runtime, load_settings
+    from digest.render.json import dumps
+    from digest.render.markdown import render_markdown
+
+    settings, config = load_settings(args.config)
+    topics = tuple(args.topic) if args.topic else None
+    async with build_runtime(settings, config) as runtime:
+        request = runtime.core.request(
+            args.window,
+            repo=args.repo,
+            lang=args.lang,
+            topics=topics,
+            writer=args.writer,
+            timezone=args.tz,
+            day_start=args.day_start,
+        )
+        with _progress(err, f"Building the {request.repo} digest…"):
+            digest = await runtime.core.build(request)
+    out.write(dumps(digest) + "\n" if args.format == "json" else render_markdown(digest))
+
+
+async def _run_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+    from bot.ask_cli import run_ask
+    from bot.compose import build_runtime, load_settings
+
+    settings, config = load_settings(args.config)
+    async with build_runtime(settings, config) as runtime:
+        with _progress(err, "Looking it up…"):
+            text = await run_ask(
+                runtime.core,
+                " ".join(args.question),
+                repo=args.repo,
+                lang=args.lang,
+                fmt=args.format,
+            )
+    out.write(text if text.endswith("\n") else text + "\n")
+
+
+def main(
+    argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Run the command line; returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = args_list[0] if args_list else ""
+    try:
+        if command == "serve":
+            from bot.serve import serve_main
+
+            sargs = _serve_parser().parse_args(args_list[1:])
+            _logging(sargs.verbose, err)
+            return serve_main(sargs.config)
+        if command == "ask":
+            aargs = _ask_parser().parse_args(args_list[1:])
+            _logging(aargs.verbose, err)
+            asyncio.run(_run_ask(aargs, out, err))
+            return EXIT_OK
+        dargs = _digest_parser().parse_args(args_list)
+        _logging(dargs.verbose, err)
+        asyncio.run(_run_digest(dargs, out, err))
+        return EXIT_OK
+    except SystemExit as exc:  # argparse: --help or a usage error
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write("vllm-report: interrupted\n")
+        return 130
+    except (DigestError, UsageError) as exc:
+        err.write(f"vllm-report: {messages.error_text(exc)}\n")
+        return exit_code(exc)
+    except Exception:
+        log.debug("cli.failed", exc_info=True)
+        err.write(f"vllm-report: {messages.INTERNAL} (run with -v for details)\n")
+        return EXIT_INTERNAL
+
+
+def _logging(verbose: bool, err: TextIO) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.ERROR,
+        stream=err,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

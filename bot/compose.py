@@ -1,0 +1,201 @@
+"""The composition root: builds every client from the settings and wires the core together."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from bot.core import ReportCore
+from config.settings import AppConfig, Settings, load_config
+from digest.ask import AnswerWriter
+from digest.cache import DigestService
+from digest.github.client import GitHubClient
+from digest.github.retry import RetryPolicy
+from digest.service import DigestBuilder
+from digest.state import SharedState
+from digest.store.base import Store
+from digest.store.sqlite import SQLiteStore
+from digest.store.sqlite_state import SQLiteState
+from digest.sync import Syncer
+from digest.sync_gate import SyncGate
+from digest.writers.base import Writer
+from digest.writers.template import TemplateWriter
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = "vllm-report/0.1 (+https://github.com/vllm-report)"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class Runtime:
+    """Every long-lived object of a process, built once."""
+
+    settings: Settings
+    config: AppConfig
+    clock: Callable[[], datetime]
+    github: GitHubClient
+    store: Store
+    state: SharedState
+    sync: SyncGate
+    builder: DigestBuilder
+    service: DigestService
+    core: ReportCore
+    writers: dict[str, Writer]
+
+
+def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:
+    """Settings from the environment and the configuration from ``config_path`` (or the env)."""
+    settings = Settings()
+    return settings, load_config(config_path or settings.config)
+
+
+def _db_path(db: str) -> str:
+    return db if db == ":memory:" else os.path.expanduser(db)
+
+
+def _state_path(db: str) -> str:
+    if db == ":memory:":
+        return db
+    path = Path(db).expanduser()
+    return str(path.with_name(path.stem + "-state" + path.suffix))
+
+
+def _llm(
+    settings: Settings, stack: AsyncExitStack, fallback: TemplateWriter
+) -> tuple[Writer | None, AnswerWriter | None]:
+    """The LLM writer and answerer when an endpoint is configured, else ``(None, None)``."""
+    llm = settings.llm
+    if not (llm.base_url and llm.model):
+        return None, None
+    from openai import AsyncOpenAI
+
+    from digest.ask.llm import LLMAnswerer
+    from digest.writers.llm import LLMWriter
+
+    key = llm.api_key.get_secret_value() if llm.api_key else "not-needed"
+    client = AsyncOpenAI(
+        base_url=llm.base_url, api_key=key, timeout=llm.timeout, max_retries=llm.max_retries
+    )
+    stack.push_async_callback(client.close)
+    writer = LLMWriter(
+        client,
+        llm.model,
+        fallback=fallback,
+        concurrency=llm.concurrency,
+        section_tokens=llm.section_tokens,
+        digest_tokens=llm.digest_tokens,
+        max_output_tokens=llm.max_output_tokens,
+        timeout=llm.timeout,
+    )
+    answerer = LLMAnswerer(
+        client, llm.model, max_output_tokens=llm.max_output_tokens, timeout=llm.timeout
+    )
+    return writer, answerer
+
+
+@asynccontextmanager
+async def build_runtime(
+    settings: Settings,
+    config: AppConfig,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AsyncIterator[Runtime]:
+    """Build every client from ``settings`` and close them all on exit."""
+    async with AsyncExitStack() as stack:
+        gh = settings.github
+        http = httpx.AsyncClient(
+            base_url=gh.api_url.rstrip("/"),
+            timeout=gh.timeout,
+            headers={
+                "User-Agent": USER_AGENT,
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+            },
+            transport=transport,
+        )
+        stack.push_async_callback(http.aclose)
+        github = GitHubClient(
+            http,
+            token=gh.token.get_secret_value() if gh.token else None,
+            policy=RetryPolicy(attempts=max(1, gh.max_retries + 1)),
+            clock=clock,
+        )
+        store, state, fallback_store = await _storage(settings, stack, clock)
+        syncer = Syncer(
+            github, store, clock=clock, backfill_days=gh.backfill_days, web_url=gh.web_url
+        )
+        gate = SyncGate(syncer, state, clock)
+        template = TemplateWriter()
+        writers: dict[str, Writer] = {"template": template}
+        llm_writer, answerer = _llm(settings, stack, template)
+        if llm_writer is not None:
+            writers["llm"] = llm_writer
+        builder = DigestBuilder(
+            store=store, sync=gate, writers=writers, clock=clock, web_url=gh.web_url
+        )
+        fallback = None
+        if fallback_store is not None:
+            local_sync = Syncer(
+                github,
+                fallback_store,
+                clock=clock,
+                backfill_days=gh.backfill_days,
+                web_url=gh.web_url,
+            )
+            fallback = DigestBuilder(
+                store=fallback_store,
+                sync=local_sync,
+                writers=writers,
+                clock=clock,
+                web_url=gh.web_url,
+            )
+        service = DigestService(builder, state, clock, store=store, sync=gate, fallback=fallback)
+        core = ReportCore(
+            config=config,
+            get_digest=service.get_digest,
+            clock=clock,
+            default_writer="llm" if llm_writer is not None else "template",
+            store=store,
+            sync=gate,
+            answerer=answerer,
+            web_url=gh.web_url,
+        )
+        log.info("runtime.ready", extra={"store": type(store).__name__, "writers": sorted(writers)})
+        yield Runtime(
+            settings, config, clock, github, store, state, gate, builder, service, core, writers
+        )
+
+
+async def _storage(
+    settings: Settings, stack: AsyncExitStack, clock: Callable[[], datetime]
+) -> tuple[Store, SharedState, Store | None]:
+    """The mirror and shared state: Redis when ``REDIS_URL`` is set, else SQLite files."""
+    db = _db_path(settings.db)
+    if settings.redis.url:
+        from redis.asyncio import Redis
+
+        from digest.store.redis import RedisStore
+        from digest.store.redis_state import RedisState
+
+        client = Redis.from_url(settings.redis.url, socket_connect_timeout=1.0, socket_timeout=2.0)
+        stack.push_async_callback(client.aclose)
+        local = SQLiteStore(db)
+        stack.push_async_callback(local.close)
+        return RedisStore(client), RedisState(client), local
+    store = SQLiteStore(db)
+    stack.push_async_callback(store.close)
+    state = SQLiteState(_state_path(db), clock=clock)
+    stack.push_async_callback(state.close)
+    return store, state, None

@@ -1,0 +1,129 @@
+"""Posting the scheduled daily digest to a channel: parent message, then its thread.
+
+The scheduler calls a :class:`DailyPoster`. An exception means "not posted": the scheduler
+releases the run and retries it. Once the parent message is out, the post counts as made; a
+failing reply in the thread is logged, not raised, so a retry never posts the parent twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any, Protocol
+
+import discord
+from slack_sdk.errors import SlackApiError
+
+from bot import messages
+from bot.discord_bot.handlers import THREAD_ARCHIVE_MINUTES, message_kwargs
+from bot.discord_bot.render import render_discord
+from bot.discord_bot.render import render_text as discord_text
+from bot.slack.poster import SlackPoster
+from bot.slack.render import render_slack
+from bot.slack.render import render_text as slack_text
+from digest.models import Digest
+from digest.schedule import Subscription
+from digest.windows import format_moment, format_window
+
+log = logging.getLogger(__name__)
+
+
+class PlatformUnavailable(RuntimeError):
+    """The subscription's platform is not configured in this process."""
+
+
+class ChannelPoster(Protocol):
+    async def __call__(
+        self, subscription: Subscription, digest: Digest, *, late: bool, quiet: bool
+    ) -> None: ...
+
+
+def daily_digest(digest: Digest, *, late: bool) -> Digest:
+    """``digest`` with a visible note when it is posted after its time."""
+    if not late:
+        return digest
+    due = messages.late_post(format_moment(digest.window.end, digest.window.timezone))
+    return dataclasses.replace(digest, notes=(due, *digest.notes))
+
+
+def quiet_text(digest: Digest) -> str:
+    """The one line posted instead of a digest of a day without activity."""
+    return messages.quiet_day(digest.repo, format_window(digest.window))
+
+
+class SlackDaily:
+    """Posts daily digests through the Slack front end's poster and renderer."""
+
+    def __init__(self, poster: SlackPoster) -> None:
+        self._poster = poster
+
+    async def __call__(
+        self, subscription: Subscription, digest: Digest, *, late: bool, quiet: bool
+    ) -> None:
+        channel = subscription.channel
+        if quiet:
+            await self._poster.post(channel, slack_text(quiet_text(digest)))
+            return
+        post = render_slack(daily_digest(digest, late=late))
+        parent_ts = await self._poster.post(channel, post.parent)
+        for reply in post.replies:
+            try:
+                await self._poster.post(channel, reply, thread_ts=parent_ts)
+            except SlackApiError as exc:
+                log.warning("schedule.reply_failed",
+                            extra={"platform": "slack", "channel": channel, "error": str(exc)})
+                return
+
+
+class DiscordDaily:
+    """Posts daily digests through the Discord front end's renderer, with its own client."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self._client = client
+
+    async def _channel(self, channel_id: int) -> Any:
+        found = self._client.get_channel(channel_id)
+        return found if found is not None else await self._client.fetch_channel(channel_id)
+
+    async def __call__(
+        self, subscription: Subscription, digest: Digest, *, late: bool, quiet: bool
+    ) -> None:
+        channel = await self._channel(int(subscription.channel))
+        if quiet:
+            for spec in discord_text(quiet_text(digest)):
+                await channel.send(**message_kwargs(spec))
+            return
+        post = render_discord(daily_digest(digest, late=late))
+        parent = await channel.send(**message_kwargs(post.parent))
+        target = channel
+        try:
+            if isinstance(channel, discord.TextChannel):
+                target = await channel.create_thread(
+                    name=post.thread_name, message=parent,
+                    auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+                )
+            for spec in post.thread:
+                await target.send(**message_kwargs(spec))
+        except discord.HTTPException as exc:
+            log.warning("schedule.reply_failed",
+                        extra={"platform": "discord", "channel": subscription.channel,
+                               "status": exc.status, "code": exc.code})
+
+
+class DailyPoster:
+    """Sends each subscription's post to the front end of its platform."""
+
+    def __init__(self, posters: dict[str, ChannelPoster]) -> None:
+        self._posters = dict(posters)
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(self._posters)
+
+    async def __call__(
+        self, subscription: Subscription, digest: Digest, *, late: bool, quiet: bool
+    ) -> None:
+        poster = self._posters.get(subscription.platform)
+        if poster is None:
+            raise PlatformUnavailable(f"{subscription.platform} is not configured here")
+        await poster(subscription, digest, late=late, quiet=quiet)

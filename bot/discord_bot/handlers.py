@@ -1,0 +1,396 @@
+"""What Discord commands and mentions do: call the core, render, post; errors in shared words."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal, Protocol, TypeVar
+
+import discord
+
+from bot import messages
+from bot.discord_bot.render import (
+    DiscordPost,
+    MessageSpec,
+    clip,
+    render_answer,
+    render_discord,
+    render_text,
+)
+from bot.discord_bot.subscriptions import Subscriptions
+from bot.grammar import (
+    AskCommand,
+    Command,
+    DigestCommand,
+    HelpCommand,
+    ListSubscriptionsCommand,
+    SubscribeCommand,
+    UnsubscribeCommand,
+    UsageError,
+    parse,
+)
+from config.settings import AppConfig, SubscriptionConfig
+from digest.errors import DigestError
+from digest.models import Answer, Digest
+from digest.windows import zone
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+NO_MENTIONS = discord.AllowedMentions.none()
+THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+
+T = TypeVar("T")
+Interaction = discord.Interaction[Any]
+SubscriptionCommand = SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand
+
+
+class Core(Protocol):
+    """The part of ``bot.core.ReportCore`` the Discord front end uses."""
+
+    config: AppConfig
+    default_lang: str
+
+    async def digest(self, command: DigestCommand) -> Digest: ...
+
+    async def ask(self, command: AskCommand) -> Answer: ...
+
+
+def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
+    """Keyword arguments of ``send`` for a rendered message, never able to mention anyone."""
+    return {
+        "content": spec.content or None,
+        "embeds": [discord.Embed.from_dict(e.to_dict()) for e in spec.embeds],
+        "allowed_mentions": NO_MENTIONS,
+    }
+
+
+def mention_text(content: str, bot_id: int) -> str:
+    """The text of a message with the mentions of the bot removed."""
+    return " ".join(re.sub(rf"<@!?{bot_id}>", " ", content).split())
+
+
+class DiscordFrontEnd:
+    """The behaviour behind every Discord command and mention, a few lines each."""
+
+    def __init__(
+        self, *, core: Core, subscriptions: Subscriptions, clock: Callable[[], datetime]
+    ) -> None:
+        self.core = core
+        self.subscriptions = subscriptions
+        self.clock = clock
+
+    # Building
+
+    def _subscription(self, command: SubscribeCommand, channel: str) -> SubscriptionConfig:
+        config = self.core.config
+        repo = command.options.repo or config.default_repo
+        defaults = config.repo(repo)
+        timezone = command.timezone or defaults.timezone
+        zone(timezone)
+        for name in command.topics or ():
+            config.topic(name)
+        return SubscriptionConfig.model_validate(
+            {
+                "platform": PLATFORM,
+                "channel": channel,
+                "repo": repo,
+                "time": command.time or defaults.day_start,
+                "timezone": timezone,
+                "lang": command.options.lang or self.core.default_lang,
+                "topics": list(command.topics) if command.topics else None,
+                "writer": command.writer or "auto",
+            }
+        )
+
+    async def subscription_reply(
+        self, command: SubscriptionCommand, channel: str, *, can_manage: bool
+    ) -> tuple[str, bool]:
+        """The reply to a subscription command and whether the channel may see it."""
+        if isinstance(command, ListSubscriptionsCommand):
+            found = await self.subscriptions.list(PLATFORM, channel)
+            if not found:
+                return messages.NO_SUBSCRIPTIONS, False
+            entries = [
+                (s.repo or self.core.config.default_repo, s.time or "", s.timezone or "", s.lang)
+                for s in found
+            ]
+            return messages.subscriptions_list(entries), False
+        if not can_manage:
+            return messages.MANAGERS_ONLY, False
+        if isinstance(command, UnsubscribeCommand):
+            removed = await self.subscriptions.remove(PLATFORM, channel, command.options.repo)
+            if not removed:
+                return messages.NO_SUBSCRIPTIONS, False
+            return "\n".join(messages.unsubscribed(r) for r in removed), True
+        subscription = self._subscription(command, channel)
+        await self.subscriptions.add(subscription)
+        return messages.subscribed(
+            subscription.repo or "",
+            subscription.time or "",
+            subscription.timezone or "",
+            subscription.lang,
+        ), True
+
+    # Slash commands
+
+    async def report(self, interaction: Interaction, command: DigestCommand) -> None:
+        """``/vllm-report``: defer, build, then the parent message and its thread."""
+        private = command.options.private
+        await interaction.response.defer(thinking=True, ephemeral=private)
+        digest = await self._guarded(interaction, command, self.core.digest(command))
+        if digest is not None:
+            await self._deliver(interaction, render_discord(digest), private=private)
+
+    async def ask(self, interaction: Interaction, command: AskCommand) -> None:
+        """``/vllm-ask``: a short linked answer as follow-ups."""
+        await interaction.response.defer(thinking=True)
+        answer = await self._guarded(interaction, command, self.core.ask(command))
+        if answer is not None:
+            await self._deliver_messages(interaction, render_answer(answer))
+
+    async def manage(self, interaction: Interaction, command: SubscriptionCommand) -> None:
+        """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``."""
+        can_manage = interaction.guild_id is None or interaction.permissions.manage_channels
+        try:
+            text, public = await self.subscription_reply(
+                command, str(interaction.channel_id), can_manage=can_manage
+            )
+        except (DigestError, UsageError) as exc:
+            text, public = messages.error_text(exc, now=self.clock()), False
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.command_failed", extra=self._fields(interaction, command))
+            text, public = messages.INTERNAL, False
+        await interaction.response.send_message(
+            text, ephemeral=not public, allowed_mentions=NO_MENTIONS
+        )
+
+    async def help(self, interaction: Interaction) -> None:
+        """``/vllm-help``: the shared help text, only to the user who asked."""
+        first, *rest = render_text(messages.HELP)
+        await interaction.response.send_message(ephemeral=True, **message_kwargs(first))
+        for spec in rest:
+            await interaction.followup.send(ephemeral=True, **message_kwargs(spec))
+
+    async def refuse(self, interaction: Interaction, error: Exception) -> None:
+        """Answer a command that could not be understood, only to its user."""
+        await interaction.response.send_message(
+            messages.error_text(error, now=self.clock()),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    async def _guarded(
+        self, interaction: Interaction, command: Command, work: Awaitable[T]
+    ) -> T | None:
+        """The result of ``work``, or None once a failure has been told to the user."""
+        try:
+            return await work
+        except (DigestError, UsageError) as exc:
+            log.info(
+                "discord.command_refused",
+                extra={**self._fields(interaction, command), "error": type(exc).__name__},
+            )
+            await self._fail(interaction, messages.error_text(exc, now=self.clock()))
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.command_failed", extra=self._fields(interaction, command))
+            await self._fail(interaction, messages.INTERNAL)
+        return None
+
+    async def _fail(self, interaction: Interaction, text: str) -> None:
+        # The first follow-up would replace the "thinking" message and keep its (public) flags,
+        # so remove that message first: the error then reaches only the user who asked.
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.info("discord.original_not_deleted", extra={"interaction_id": interaction.id})
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def _deliver(self, interaction: Interaction, post: DiscordPost, *, private: bool) -> None:
+        if private:
+            try:
+                channel = await interaction.user.create_dm()
+                await self._send_all(channel, post.messages)
+            except discord.Forbidden:
+                await self._fail(interaction, messages.CANNOT_DM)
+                return
+            await interaction.followup.send(
+                messages.SENT_PRIVATE, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        try:
+            parent = await interaction.followup.send(wait=True, **message_kwargs(post.parent))
+        except discord.HTTPException as exc:
+            log.warning(
+                "discord.post_failed",
+                extra={
+                    "status": exc.status,
+                    "code": exc.code,
+                    "channel_id": interaction.channel_id,
+                },
+            )
+            await self._fail(interaction, messages.INTERNAL)
+            return
+        # The message returned by a follow-up has no guild: start the thread from the channel.
+        thread = await self._start_thread(interaction.channel, post.thread_name, parent)
+        try:
+            for spec in post.thread:
+                if thread is not None:
+                    await thread.send(**message_kwargs(spec))
+                else:
+                    await interaction.followup.send(**message_kwargs(spec))
+        except discord.HTTPException as exc:
+            log.warning(
+                "discord.post_failed",
+                extra={
+                    "status": exc.status,
+                    "code": exc.code,
+                    "channel_id": interaction.channel_id,
+                },
+            )
+            await interaction.followup.send(
+                messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _deliver_messages(
+        self, interaction: Interaction, specs: Sequence[MessageSpec]
+    ) -> None:
+        for spec in specs:
+            await interaction.followup.send(**message_kwargs(spec))
+
+    async def _start_thread(
+        self, channel: Any, name: str, message: discord.abc.Snowflake
+    ) -> discord.Thread | None:
+        if isinstance(channel, discord.Thread):
+            return channel
+        if not isinstance(channel, discord.TextChannel):
+            return None
+        try:
+            return await channel.create_thread(
+                name=name, message=message, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as exc:
+            log.warning(
+                "discord.thread_failed",
+                extra={"status": exc.status, "code": exc.code, "channel_id": channel.id},
+            )
+            return None
+
+    @staticmethod
+    async def _send_all(
+        channel: discord.abc.Messageable,
+        specs: Sequence[MessageSpec],
+        reference: discord.Message | None = None,
+    ) -> None:
+        for i, spec in enumerate(specs):
+            if i == 0 and reference is not None:
+                await channel.send(
+                    reference=reference, mention_author=False, **message_kwargs(spec)
+                )
+            else:
+                await channel.send(**message_kwargs(spec))
+
+    @staticmethod
+    def _fields(interaction: Interaction, command: Command) -> dict[str, Any]:
+        return {
+            "command": type(command).__name__,
+            "guild_id": interaction.guild_id,
+            "channel_id": interaction.channel_id,
+            "user_id": interaction.user.id,
+        }
+
+    # Mentions and direct messages
+
+    async def on_message(self, message: discord.Message, me: discord.ClientUser) -> None:
+        """Answer a message that mentions the bot (or a DM) in a thread started from it."""
+        if message.author.bot or message.author.id == me.id:
+            return
+        if message.guild is not None and all(u.id != me.id for u in message.mentions):
+            return
+        fields = {
+            "guild_id": message.guild.id if message.guild else None,
+            "channel_id": message.channel.id,
+            "user_id": message.author.id,
+        }
+        text = mention_text(message.content, me.id)
+        try:
+            command = parse(text) if text else HelpCommand()
+            await self._on_command(message, command)
+        except (DigestError, UsageError) as exc:
+            log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
+            await self._reply(message, messages.error_text(exc, now=self.clock()))
+        except discord.HTTPException as exc:
+            log.warning(
+                "discord.post_failed", extra={**fields, "status": exc.status, "code": exc.code}
+            )
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.mention_failed", extra=fields)
+            await self._reply(message, messages.INTERNAL)
+
+    async def _on_command(self, message: discord.Message, command: Command) -> None:
+        if isinstance(command, HelpCommand):
+            await self._reply(message, messages.HELP)
+        elif isinstance(command, SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand):
+            text, _ = await self.subscription_reply(
+                command, str(message.channel.id), can_manage=self._can_manage(message)
+            )
+            await self._reply(message, text)
+        elif isinstance(command, DigestCommand):
+            async with message.channel.typing():
+                digest = await self.core.digest(command)
+            await self._post_reply(message, render_discord(digest), command.options.private)
+        else:
+            async with message.channel.typing():
+                answer = await self.core.ask(command)
+            name = clip(" ".join(command.question.split()), 100)
+            target, reference = await self._reply_target(message, name)
+            await self._send_all(target, render_answer(answer), reference)
+
+    async def _post_reply(self, message: discord.Message, post: DiscordPost, private: bool) -> None:
+        if private:
+            try:
+                await self._send_all(await message.author.create_dm(), post.messages)
+            except discord.Forbidden:
+                await self._reply(message, messages.CANNOT_DM)
+                return
+            await self._reply(message, messages.SENT_PRIVATE)
+            return
+        target, reference = await self._reply_target(message, post.thread_name)
+        await self._send_all(target, post.messages, reference)
+
+    async def _reply_target(
+        self, message: discord.Message, name: str
+    ) -> tuple[discord.abc.Messageable, discord.Message | None]:
+        if isinstance(message.channel, discord.TextChannel):
+            try:
+                thread = await message.create_thread(
+                    name=name or "vllm-report", auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                )
+                return thread, None
+            except discord.HTTPException as exc:
+                log.warning(
+                    "discord.thread_failed",
+                    extra={
+                        "status": exc.status,
+                        "code": exc.code,
+                        "channel_id": message.channel.id,
+                    },
+                )
+        return message.channel, message
+
+    async def _reply(self, message: discord.Message, text: str) -> None:
+        await self._send_all(message.channel, render_text(text), message)
+
+    @staticmethod
+    def _can_manage(message: discord.Message) -> bool:
+        if message.guild is None:
+            return True
+        author = message.author
+        channel = message.channel
+        return (
+            isinstance(author, discord.Member)
+            and isinstance(channel, discord.abc.GuildChannel | discord.Thread)
+            and channel.permissions_for(author).manage_channels
+        )

@@ -1,0 +1,28 @@
+"""The Slack front end: ``/vllm-report``, mentions and DMs, in Socket Mode or HTTP mode."""
+
+from bot.slack.app import COMMAND, build_slack_app, slack_bot
+from bot.slack.claims import Claims, MemoryClaims
+from bot.slack.escape import escape, link
+from bot.slack.limits import violations
+from bot.slack.poster import SlackPoster
+from bot.slack.render import SlackPost, render_answer, render_slack
+from bot.slack.run import HttpServer, run_http, run_socket_mode, start_http
+
+__all__ = [
+    "COMMAND",
+    "Claims",
+    "HttpServer",
+    "MemoryClaims",
+    "SlackPost",
+    "SlackPoster",
+    "build_slack_app",
+    "escape",
+    "link",
+    "render_answer",
+    "render_slack",
+    "run_http",
+    "run_socket_mode",
+    "slack_bot",
+    "start_http",
+    "violations",
+]

@@ -1,0 +1,264 @@
+"""What the Slack listeners do: parse, acknowledge, build in the background, post, report errors."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from bot import messages
+from bot.grammar import (
+    AskCommand,
+    Command,
+    DigestCommand,
+    HelpCommand,
+    ListSubscriptionsCommand,
+    SubscribeCommand,
+    UnsubscribeCommand,
+    UsageError,
+    parse,
+)
+from bot.slack.claims import Claims, Deliveries
+from bot.slack.jobs import Jobs
+from bot.slack.poster import SlackPoster, slack_error
+from bot.slack.render import SlackPost, render_answer, render_slack
+from bot.slack.subscriptions import SlackSubscriptions, Subscriptions
+from config.settings import AppConfig
+from digest.errors import DigestError
+from digest.models import Answer, Digest
+
+log = logging.getLogger(__name__)
+
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+_NOT_HERE = {"not_in_channel", "channel_not_found", "is_archived"}
+
+
+class Core(Protocol):
+    """The part of ``bot.core.ReportCore`` the Slack app uses."""
+
+    config: AppConfig
+
+    async def digest(self, command: DigestCommand) -> Digest: ...
+
+    async def ask(self, command: AskCommand) -> Answer: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a request came from, and so where its answers and errors go."""
+
+    channel: str
+    user: str
+    thread_ts: str | None = None  # mentions and DMs are answered in their thread
+    response_url: str | None = None  # slash commands answer errors through it
+    im: bool = False
+
+
+def ephemeral(text: str) -> dict[str, Any]:
+    """The arguments of an ``ack`` that shows ``text`` to the caller only."""
+    return {"response_type": "ephemeral", "text": text}
+
+
+def message_text(raw: str) -> str:
+    """The command in a Slack message: mentions removed, entities decoded."""
+    text = _MENTION.sub(" ", raw or "")
+    return " ".join(text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").split())
+
+
+class SlackBot:
+    """Turns slash commands, mentions and DMs into posts."""
+
+    def __init__(
+        self,
+        core: Core,
+        poster: SlackPoster,
+        *,
+        clock: Callable[[], datetime],
+        claims: Claims | None = None,
+        subscriptions: Subscriptions | None = None,
+        jobs: Jobs | None = None,
+    ) -> None:
+        self._core = core
+        self._poster = poster
+        self._clock = clock
+        self._deliveries = Deliveries(claims)
+        self._subscriptions = (
+            SlackSubscriptions(subscriptions, poster.client, core.config)
+            if subscriptions is not None
+            else None
+        )
+        self.jobs = jobs or Jobs()
+
+    # -- entry points (called by the bolt listeners) ------------------------------------------
+
+    async def on_command(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The acknowledgement of a slash command; the work goes on in the background."""
+        key = (
+            body.get("trigger_id")
+            or f"{body.get('channel_id')}:{body.get('user_id')}:"
+            f"{body.get('text')}:{body.get('command_ts', '')}"
+        )
+        if not await self._deliveries.first(f"command:{key}"):
+            log.info("slack.delivery_duplicate", extra={"kind": "command"})
+            return {}
+        origin = Origin(
+            channel=str(body.get("channel_id", "")),
+            user=str(body.get("user_id", "")),
+            response_url=body.get("response_url"),
+        )
+        try:
+            command = parse(str(body.get("text", "")))
+        except UsageError as exc:
+            return ephemeral(messages.usage(exc))
+        log.info(
+            "slack.command", extra={"command": type(command).__name__, "channel": origin.channel}
+        )
+        if isinstance(command, HelpCommand):
+            return ephemeral(messages.HELP)
+        if isinstance(command, DigestCommand | AskCommand):
+            self._start(command, origin)
+            private = command.options.private
+            return ephemeral(messages.WORKING_PRIVATE if private else messages.WORKING)
+        return ephemeral(await self._subscription_reply(command, origin))
+
+    async def on_message(self, body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
+        """A mention of the bot or a direct message: answered in its thread."""
+        if event.get("subtype") or event.get("bot_id") or not event.get("user"):
+            return
+        channel, ts = str(event.get("channel", "")), str(event.get("ts", ""))
+        keys = [f"message:{channel}:{ts}"]
+        if body.get("event_id"):
+            keys.insert(0, f"event:{body['event_id']}")
+        if not await self._deliveries.first(*keys):
+            log.info(
+                "slack.delivery_duplicate",
+                extra={"kind": "event", "event_id": body.get("event_id")},
+            )
+            return
+        origin = Origin(
+            channel=channel,
+            user=str(event["user"]),
+            thread_ts=str(event.get("thread_ts") or ts),
+            im=event.get("channel_type") == "im",
+        )
+        log.info("slack.message", extra={"channel": channel, "im": origin.im})
+        self.jobs.spawn(
+            self._guard(self._message(message_text(str(event.get("text", ""))), origin), origin),
+            name=f"slack:{channel}:{ts}",
+        )
+
+    async def post_digest(self, channel: str, digest: Digest) -> str:
+        """Post ``digest`` in ``channel`` as parent + thread (scheduled posts); the parent ``ts``.
+
+        Shares the app's pacing; raises ``SlackApiError`` when Slack refuses the post.
+        """
+        return await self._poster.post_thread(channel, render_slack(digest))
+
+    # -- the work ------------------------------------------------------------------------------
+
+    def _start(self, command: DigestCommand | AskCommand, origin: Origin) -> None:
+        work = (
+            self._digest(command, origin)
+            if isinstance(command, DigestCommand)
+            else self._ask(command, origin)
+        )
+        self.jobs.spawn(self._guard(work, origin), name=f"slack:{origin.channel}")
+
+    async def _guard(self, work: Awaitable[None], origin: Origin) -> None:
+        """Run ``work``; a failure of ours is logged and reported to the user in plain words."""
+        try:
+            await work
+        except (DigestError, UsageError) as exc:
+            log.info(
+                "slack.request_failed",
+                extra={"channel": origin.channel, "error": type(exc).__name__},
+            )
+            await self._tell(origin, messages.error_text(exc, self._clock()))
+        except Exception:
+            log.exception("slack.job_failed", extra={"channel": origin.channel})
+            await self._tell(origin, messages.INTERNAL)
+
+    async def _message(self, text: str, origin: Origin) -> None:
+        try:
+            command = parse(text)
+        except UsageError as exc:
+            await self._tell(origin, messages.usage(exc))
+            return
+        if isinstance(command, HelpCommand):
+            await self._poster.post(
+                origin.channel, {"text": messages.HELP}, thread_ts=origin.thread_ts
+            )
+        elif isinstance(command, DigestCommand):
+            await self._digest(command, origin)
+        elif isinstance(command, AskCommand):
+            await self._ask(command, origin)
+        else:
+            await self._tell(origin, await self._subscription_reply(command, origin))
+
+    async def _digest(self, command: DigestCommand, origin: Origin) -> None:
+        digest = await self._core.digest(command)
+        await self._deliver(render_slack(digest), origin, private=command.options.private)
+
+    async def _ask(self, command: AskCommand, origin: Origin) -> None:
+        answer = await self._core.ask(command)
+        await self._deliver(render_answer(answer), origin, private=command.options.private)
+
+    async def _deliver(self, post: SlackPost, origin: Origin, *, private: bool) -> None:
+        if private:
+            try:
+                channel = await self._poster.open_dm(origin.user)
+            except SlackApiError as exc:
+                log.warning("slack.dm_failed", extra={"error": slack_error(exc)})
+                await self._tell(origin, messages.CANNOT_DM)
+                return
+            await self._poster.post_thread(channel, post)
+            if origin.thread_ts and not origin.im:
+                await self._tell(origin, messages.SENT_PRIVATE)
+            return
+        try:
+            parent = await self._poster.post(
+                origin.channel, post.parent, thread_ts=origin.thread_ts
+            )
+        except SlackApiError as exc:
+            if slack_error(exc) not in _NOT_HERE:
+                raise
+            log.info("slack.not_in_channel", extra={"channel": origin.channel})
+            await self._tell(origin, messages.NOT_IN_CHANNEL)
+            return
+        for reply in post.replies:
+            await self._poster.post(origin.channel, reply, thread_ts=origin.thread_ts or parent)
+        log.info("slack.posted", extra={"channel": origin.channel, "messages": len(post.messages)})
+
+    async def _subscription_reply(self, command: Command, origin: Origin) -> str:
+        if self._subscriptions is None:
+            return messages.SUBSCRIPTIONS_OFF
+        assert isinstance(command, SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand)
+        return await self._subscriptions.handle(command, channel=origin.channel, user=origin.user)
+
+    async def _tell(self, origin: Origin, text: str) -> None:
+        """Show ``text`` to the requester only (in a DM, as a reply in the thread)."""
+        try:
+            if origin.response_url:
+                webhook = AsyncWebhookClient(origin.response_url)
+                await webhook.send(text=text, response_type="ephemeral", replace_original=False)
+            elif origin.im:
+                await self._poster.post(origin.channel, {"text": text}, thread_ts=origin.thread_ts)
+            else:
+                await self._poster.ephemeral(
+                    origin.channel, origin.user, text, thread_ts=origin.thread_ts
+                )
+        except SlackApiError as exc:
+            log.warning(
+                "slack.tell_failed", extra={"channel": origin.channel, "error": slack_error(exc)}
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning(
+                "slack.tell_failed", extra={"channel": origin.channel, "error": type(exc).__name__}
+            )

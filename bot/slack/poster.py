@@ -1,0 +1,142 @@
+"""Posting to Slack: about one message per second per channel, 429 ``Retry-After`` honoured."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.render import SlackMessage, SlackPost
+
+log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+MAX_RATE_LIMIT_RETRIES = 4
+MAX_RETRY_AFTER_S = 120.0
+
+
+def slack_error(exc: SlackApiError) -> str:
+    """The ``error`` code of a failed Web API call (``not_in_channel``, ``ratelimited``...)."""
+    data = exc.response.data if exc.response is not None else None
+    return str(data.get("error", "")) if isinstance(data, dict) else ""
+
+
+def retry_after(exc: SlackApiError) -> float | None:
+    """Seconds to wait when ``exc`` is a 429, else ``None``."""
+    response = exc.response
+    if response is None or response.status_code != 429:
+        return None
+    headers = {k.lower(): v for k, v in (response.headers or {}).items()}
+    value = headers.get("retry-after")
+    if isinstance(value, list):
+        value = value[0] if value else None
+    try:
+        return max(0.0, float(value)) if value is not None else 1.0
+    except ValueError:
+        return 1.0
+
+
+class ChannelPacer:
+    """Spaces the messages of each channel at least ``interval`` seconds apart."""
+
+    def __init__(
+        self,
+        interval: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self._interval = interval
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._last: dict[str, float] = {}
+
+    async def run(self, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``call`` in ``channel``'s turn."""
+        lock = self._locks.setdefault(channel, asyncio.Lock())
+        async with lock:
+            last = self._last.get(channel)
+            if last is not None:
+                wait = last + self._interval - self._monotonic()
+                if wait > 0:
+                    await self._sleep(wait)
+            try:
+                return await call()
+            finally:
+                self._last[channel] = self._monotonic()
+
+
+class SlackPoster:
+    """Posts messages and threads through an ``AsyncWebClient``."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        *,
+        pace_s: float = 1.0,
+        sleep: Sleep = asyncio.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self._sleep = sleep
+        self._pacer = ChannelPacer(pace_s, monotonic=monotonic, sleep=sleep)
+
+    async def post(
+        self, channel: str, message: SlackMessage, *, thread_ts: str | None = None
+    ) -> str:
+        """Post ``message`` in ``channel`` (in a thread when ``thread_ts``); returns its ``ts``."""
+        args: dict[str, Any] = {
+            "channel": channel,
+            "text": message.get("text", ""),
+            "unfurl_links": False,
+            "unfurl_media": False,
+        }
+        if message.get("blocks"):
+            args["blocks"] = message["blocks"]
+        if thread_ts:
+            args["thread_ts"] = thread_ts
+        for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
+            try:
+                response = await self._pacer.run(
+                    channel, lambda: self.client.chat_postMessage(**args)
+                )
+                return str(response["ts"])
+            except SlackApiError as exc:
+                wait = retry_after(exc)
+                if wait is None or wait > MAX_RETRY_AFTER_S or attempt == MAX_RATE_LIMIT_RETRIES:
+                    raise
+                log.info(
+                    "slack.rate_limited",
+                    extra={"channel": channel, "retry_after": wait, "attempt": attempt + 1},
+                )
+                await self._sleep(wait)
+        raise AssertionError("unreachable")
+
+    async def post_thread(
+        self, channel: str, post: SlackPost, *, thread_ts: str | None = None
+    ) -> str:
+        """Post the parent, then every reply in its thread (or all in ``thread_ts``)."""
+        parent_ts = await self.post(channel, post.parent, thread_ts=thread_ts)
+        for reply in post.replies:
+            await self.post(channel, reply, thread_ts=thread_ts or parent_ts)
+        return parent_ts
+
+    async def open_dm(self, user: str) -> str:
+        """The id of the direct-message channel with ``user``."""
+        response = await self.client.conversations_open(users=user)
+        return str(response["channel"]["id"])
+
+    async def ephemeral(
+        self, channel: str, user: str, text: str, *, thread_ts: str | None = None
+    ) -> None:
+        """Show ``text`` to ``user`` only."""
+        args: dict[str, Any] = {"channel": channel, "user": user, "text": text}
+        if thread_ts:
+            args["thread_ts"] = thread_ts
+        await self.client.chat_postEphemeral(**args)

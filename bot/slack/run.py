@@ -1,0 +1,106 @@
+"""Running the Slack app: Socket Mode (the default) or HTTP, with a graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+
+from bot.slack.app import has_signing_secret, slack_bot
+from digest.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+DRAIN_S = 30.0
+EVENTS_PATH = "/slack/events"
+
+
+async def _until(stop: asyncio.Event | None) -> None:
+    if stop is None:
+        await asyncio.Event().wait()  # until cancelled
+    else:
+        await stop.wait()
+
+
+async def _finish(app: AsyncApp, drain_s: float) -> None:
+    await slack_bot(app).jobs.drain(drain_s)
+    log.info("slack.stopped")
+
+
+async def run_socket_mode(
+    app: AsyncApp,
+    app_token: str,
+    *,
+    stop: asyncio.Event | None = None,
+    drain_s: float = DRAIN_S,
+    ping_interval: float = 10.0,
+) -> None:
+    """Serve ``app`` over Socket Mode until ``stop`` is set (or the task is cancelled).
+
+    On stop the WebSocket closes first, so nothing new arrives, then posts in flight get up to
+    ``drain_s`` seconds to finish.
+    """
+    handler = AsyncSocketModeHandler(
+        app, app_token, web_client=app.client, ping_interval=ping_interval
+    )
+    try:
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        log.info("slack.socket_mode_connected")
+        await _until(stop)
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]
+        await _finish(app, drain_s)
+
+
+@dataclass(slots=True)
+class HttpServer:
+    """A running HTTP endpoint for Slack's requests."""
+
+    runner: web.AppRunner
+    port: int
+    app: AsyncApp
+
+    async def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Stop accepting requests, then let posts in flight finish."""
+        await self.runner.cleanup()
+        await _finish(self.app, drain_s)
+
+
+async def start_http(
+    app: AsyncApp, port: int, *, host: str = "0.0.0.0", path: str = EVENTS_PATH
+) -> HttpServer:
+    """Start serving ``app``'s HTTP endpoint at ``path``; ``port`` 0 picks a free port."""
+    if not has_signing_secret(app):
+        raise ConfigError("Slack HTTP mode needs SLACK_SIGNING_SECRET to verify requests")
+    runner = web.AppRunner(app.web_app(path=path, port=port), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    bound = port
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            bound = int(address[1])
+            break
+    log.info("slack.http_listening", extra={"host": host, "port": bound, "path": path})
+    return HttpServer(runner, bound, app)
+
+
+async def run_http(
+    app: AsyncApp,
+    port: int,
+    *,
+    host: str = "0.0.0.0",
+    path: str = EVENTS_PATH,
+    stop: asyncio.Event | None = None,
+    drain_s: float = DRAIN_S,
+) -> None:
+    """Serve ``app`` over HTTP until ``stop`` is set (or the task is cancelled)."""
+    server = await start_http(app, port, host=host, path=path)
+    try:
+        await _until(stop)
+    finally:
+        await server.stop(drain_s)

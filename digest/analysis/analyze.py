@@ -1,0 +1,53 @@
+"""The analysis of one window: every fact the writers need, from pure functions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from digest.analysis.activity import activity
+from digest.analysis.counts import count_lists, lists
+from digest.analysis.hot import hot_discussions, human_comments
+from digest.analysis.ranking import key_changes
+from digest.analysis.topics import match_topics
+from digest.analysis.trends import trends
+from digest.analysis.types import Analysis, WindowData
+from digest.analysis.watch import worth_watching
+from digest.models import Item, Topic
+
+
+def active_items(data: WindowData) -> tuple[Item, ...]:
+    """The items of ``data`` touched in its window: created, closed, merged or commented on."""
+    window = data.window
+    commented = {c.item_number for c in data.comments if window.contains(c.created_at)}
+    unique = {item.number: item for item in data.items}
+    return tuple(
+        item
+        for number, item in sorted(unique.items())
+        if number in commented
+        or window.contains(item.created_at)
+        or window.contains(item.closed_at)
+        or window.contains(item.merged_at)
+    )
+
+
+def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
+    """Counts, lists, topics, hot discussions, trends, key changes, watch list and activity."""
+    window = data.window
+    items = active_items(data)
+    found = lists(items, window)
+    by_number = {item.number: item for item in items}
+    in_window = [c for c in data.comments if window.contains(c.created_at)]
+    talk = Counter(c.item_number for c in human_comments(in_window, window))
+    hot = hot_discussions(by_number, in_window, window)
+    return Analysis(
+        data=data,
+        counts=count_lists(found),
+        lists=found,
+        topics=match_topics(items, topics),
+        hot=hot,
+        trends=trends(items),
+        key_changes=key_changes(found.merged_prs, talk),
+        watch=worth_watching(items, {h.item.number for h in hot}, talk),
+        activity=activity(found, in_window),
+    )

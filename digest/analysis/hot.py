@@ -1,0 +1,51 @@
+"""Hot discussions: the items most debated by people within the window."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from digest.analysis.types import HotDiscussion
+from digest.models import Comment, Item, Window
+
+HOT_LIMIT = 5
+MIN_COMMENTS = 2
+
+
+def human_comments(comments: Iterable[Comment], window: Window) -> list[Comment]:
+    """Comments posted in ``window`` by people (bots excluded), oldest first."""
+    found = [c for c in comments if not c.author_is_bot and window.contains(c.created_at)]
+    return sorted(found, key=lambda c: (c.created_at, c.id))
+
+
+def participants(comments: Iterable[Comment]) -> tuple[str, ...]:
+    """Distinct commenters, most active first (ties: who spoke first)."""
+    ordered = list(comments)
+    tally = Counter(c.author for c in ordered)
+    first = {c.author: i for i, c in reversed(list(enumerate(ordered)))}
+    return tuple(sorted(tally, key=lambda login: (-tally[login], first[login])))
+
+
+def hot_discussions(
+    items: Mapping[int, Item],
+    comments: Iterable[Comment],
+    window: Window,
+    limit: int = HOT_LIMIT,
+    min_comments: int = MIN_COMMENTS,
+) -> tuple[HotDiscussion, ...]:
+    """The ``limit`` items with the most human comments in ``window``.
+
+    Ranked by human comments posted in the window, then distinct participants, then the most
+    recent number. The lifetime ``comments_total`` of an item plays no part.
+    """
+    by_item: dict[int, list[Comment]] = {}
+    for comment in human_comments(comments, window):
+        if comment.item_number in items:
+            by_item.setdefault(comment.item_number, []).append(comment)
+    found = [
+        HotDiscussion(item=items[number], comments=tuple(thread), participants=participants(thread))
+        for number, thread in by_item.items()
+        if len(thread) >= min_comments
+    ]
+    found.sort(key=lambda hot: (-hot.heat, -len(hot.participants), -hot.item.number))
+    return tuple(found[:limit])

@@ -1,0 +1,106 @@
+"""What analysis produces: the facts every writer turns into sections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from digest.models import Comment, Counts, Item, Topic, Window
+
+
+@dataclass(frozen=True, slots=True)
+class WindowData:
+    """The mirror's view of one window: items touched in it and comments posted in it."""
+
+    repo: str
+    repo_url: str  # e.g. https://github.com/vllm-project/vllm
+    window: Window
+    items: tuple[Item, ...]  # created, closed, merged or commented on in the window
+    comments: tuple[Comment, ...]  # comments created in the window
+    synced_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Lists:
+    """The five appendix lists, each sorted by number."""
+
+    new_issues: tuple[Item, ...]
+    closed_issues: tuple[Item, ...]
+    new_prs: tuple[Item, ...]
+    merged_prs: tuple[Item, ...]
+    closed_unmerged_prs: tuple[Item, ...]
+
+    def pairs(self) -> tuple[tuple[str, tuple[Item, ...]], ...]:
+        """The lists by key, in report order (``LIST_KEYS``)."""
+        return tuple((key, getattr(self, key)) for key in LIST_KEYS)
+
+
+LIST_KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+
+
+TOPIC_GROUPS = ("performance", "fixes", "ecosystem")  # performance & kernels / fixes / ecosystem
+
+
+@dataclass(frozen=True, slots=True)
+class TopicItem:
+    item: Item
+    score: float
+    group: str  # one of TOPIC_GROUPS
+    reasons: tuple[str, ...]  # e.g. ("label:rocm", "tag:[ROCm]", "keyword:MI300X")
+
+
+@dataclass(frozen=True, slots=True)
+class TopicMatch:
+    topic: Topic
+    items: tuple[TopicItem, ...]  # best first
+
+
+@dataclass(frozen=True, slots=True)
+class HotDiscussion:
+    item: Item
+    comments: tuple[Comment, ...]  # human comments in the window, oldest first
+    participants: tuple[str, ...]  # distinct human logins, most active first
+
+    @property
+    def heat(self) -> int:
+        return len(self.comments)
+
+
+@dataclass(frozen=True, slots=True)
+class Trend:
+    term: str  # as usually written, e.g. "Qwen3.5", "MoE", "MI300X"
+    kind: str  # model | feature | hardware | theme
+    items: tuple[Item, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchItem:
+    item: Item
+    reason: str  # code: "regression" | "heated" | "blocker" | "many_reports" | "unanswered" | ...
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    authors: int  # distinct human authors of new items
+    commenters: int  # distinct human commenters in the window
+    comments: int  # human comments in the window
+    bot_comments: int
+    merge_rate: float  # merged / (merged + closed unmerged), 0 when none
+    open_new_prs: int  # PRs created in the window still open (review load)
+    top_contributors: tuple[tuple[str, int], ...]  # (login, items authored + merged), best first
+    first_time: tuple[str, ...]  # authors with author_association FIRST_TIME_CONTRIBUTOR if known
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Every fact of one window, computed by pure functions."""
+
+    data: WindowData
+    counts: Counts
+    lists: Lists
+    topics: tuple[TopicMatch, ...]
+    hot: tuple[HotDiscussion, ...]
+    trends: tuple[Trend, ...]
+    key_changes: tuple[Item, ...]
+    watch: tuple[WatchItem, ...]
+    activity: Activity

@@ -1,0 +1,84 @@
+"""Open items worth watching, each with the reason it deserves attention."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from digest.analysis.text import title_tags, words, words_in
+from digest.analysis.types import WatchItem
+from digest.models import Item, ItemState
+
+WATCH_LIMIT = 6
+BUSY_COMMENTS = 8
+PER_REASON = 3
+
+# Reason codes, most urgent first.
+REASONS = ("blocker", "regression", "crash", "heated", "accuracy", "busy_bug", "rfc", "release_bug")
+_BLOCKER_LABELS = frozenset(
+    words(
+        "release-blocker|release blocker|blocker|critical|urgent|p0|priority: high"
+        "|high priority|high-priority"
+    )
+)
+_CRASH_WORDS = words(
+    "crash|crashes|crashed|segfault|segmentation fault|hang|hangs|stuck|deadlock|OOM"
+    "|out of memory|illegal memory access|core dumped|NaN"
+)
+_ACCURACY_WORDS = tuple(
+    ["accuracy", "wrong output", "wrong outputs", "incorrect", "garbage", "gibberish"]
+)
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?:rc\d+)?(?![\w.])")
+
+
+def _is_bug(item: Item) -> bool:
+    labels = {label.lower() for label in item.labels}
+    tags = set(title_tags(item.title))
+    return "bug" in labels or bool(tags & {"bug", "regression"})
+
+
+def watch_reason(item: Item, hot: Collection[int]) -> str | None:
+    """The most urgent reason to watch an open ``item``, or ``None``."""
+    if item.state is not ItemState.OPEN:
+        return None
+    labels = {label.lower() for label in item.labels}
+    tags = set(title_tags(item.title))
+    if labels & _BLOCKER_LABELS:
+        return "blocker"
+    is_issue = not item.is_pr
+    if is_issue and ("regression" in labels or words_in(item.title, ("regression",))):
+        return "regression"
+    if is_issue and _is_bug(item) and words_in(item.title, _CRASH_WORDS):
+        return "crash"
+    if item.number in hot:
+        return "heated"
+    if is_issue and _is_bug(item) and words_in(item.title, _ACCURACY_WORDS):
+        return "accuracy"
+    if is_issue and _is_bug(item) and item.comments_total >= BUSY_COMMENTS:
+        return "busy_bug"
+    if "rfc" in labels or "rfc" in tags:
+        return "rfc"
+    if is_issue and _is_bug(item) and _VERSION.search(item.title):
+        return "release_bug"
+    return None
+
+
+def worth_watching(
+    items: Sequence[Item],
+    hot: Collection[int] = (),
+    discussion: Mapping[int, int] | None = None,
+    limit: int = WATCH_LIMIT,
+) -> tuple[WatchItem, ...]:
+    """Open items with a reason, most urgent first, then most discussed in the window.
+
+    No reason takes more than ``PER_REASON`` places while items with other reasons wait.
+    """
+    talk = discussion or {}
+    found = [WatchItem(item, reason) for item in items if (reason := watch_reason(item, hot))]
+    found.sort(key=lambda w: (REASONS.index(w.reason), -talk.get(w.item.number, 0), -w.item.number))
+    picked: list[WatchItem] = []
+    for watch in found:
+        if sum(1 for p in picked if p.reason == watch.reason) < PER_REASON:
+            picked.append(watch)
+    picked += [w for w in found if w not in picked]
+    return tuple(sorted(picked[:limit], key=found.index))

@@ -1,0 +1,220 @@
+"""Cached digests: one build per digest across every task, process and replica.
+
+Guarantees of :class:`DigestService` (with :class:`~digest.sync_gate.SyncGate` for syncs):
+
+- **Cache.** A digest is cached under the request's identity (repository, window, language,
+  writer, topics, configuration fingerprint) and the mirror's data version (its sync cursors
+  and coverage). A closed window (ending at or before the last sync) stays cached until the
+  data or the configuration changes (at most ``closed_ttl``); a window that is still open
+  expires after ``live_ttl`` (minutes).
+- **Single flight.** Concurrent requests for one digest build it once: tasks of a process
+  share one flight, processes share a lock in the shared state; the others wait for the
+  published digest (up to ``wait_timeout``, then they build it themselves). If the builder
+  dies, its lock expires after ``lock_ttl`` and a waiter takes over.
+- **Degraded mode.** When the shared state (Redis) is unavailable, at start or mid-run, every
+  request is still answered: built directly, without the shared cache (concurrent requests
+  in one process still share a build, and a process reuses the digests it built for their
+  TTL). A ``state.degraded`` warning (fields: component, server, op, error) is logged once
+  per outage and Redis client component, ``state.recovered`` when it ends; every call tries
+  Redis again after a short back-off (0.5 s), so caching resumes without a restart.
+- **Mirror in Redis.** When the builder's mirror is in Redis and Redis is down, ``fallback``
+  (a builder over a local SQLite mirror with its own sync) answers: its first sync of a
+  repository backfills from GitHub (slower), later ones are incremental. Each mirror is only
+  written by its own sync, so neither records cursors for rows it lacks; when Redis is back
+  the shared mirror catches up from its own cursors.
+- **Not guaranteed during an outage:** single flight across processes (each process may
+  build the same digest once), reuse of other replicas' syncs and of the shared cache, and
+  a shared budget of GitHub requests. Nothing is posted twice: a "posted" claim that cannot
+  be made is not a licence to post (see :mod:`digest.state`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
+from digest.errors import DigestError, StateUnavailable
+from digest.models import Digest
+from digest.service import DigestRequest, Sync
+from digest.single_flight import FlightStats, SingleFlight
+from digest.state import SharedState
+from digest.store.base import Store, SyncState
+
+log = logging.getLogger(__name__)
+
+
+class Builder(Protocol):
+    """Builds a digest without caching (:class:`digest.service.DigestBuilder`)."""
+
+    async def build(self, request: DigestRequest) -> Digest: ...
+
+
+def data_version(state: SyncState) -> str:
+    """The mirror's version: changes whenever a sync brings new data or wider coverage."""
+    moments = (state.items_cursor, state.comments_cursor, state.covered_since)
+    return "|".join("-" if m is None else m.isoformat() for m in moments)
+
+
+def cache_key(request: DigestRequest, version: str) -> str:
+    """The shared-state key of a digest of ``request`` over mirror data ``version``."""
+    digest = hashlib.sha256(f"{request.key}#{version}".encode()).hexdigest()[:40]
+    return f"digest:v{CODEC_VERSION}:{digest}"
+
+
+class _Memo:
+    """Recently served digests, decoded, never kept past their shared entry's TTL.
+
+    Both the injected clock and the monotonic clock must be before the deadline, so a memo
+    entry expires no later than the shared entry, whichever clock the shared state follows.
+    """
+
+    def __init__(self, size: int, clock: Callable[[], datetime]) -> None:
+        self._size = size
+        self._clock = clock
+        self._entries: OrderedDict[str, tuple[datetime, float, Digest]] = OrderedDict()
+
+    def get(self, key: str) -> Digest | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        until, until_mono, digest = entry
+        if self._clock() >= until or time.monotonic() >= until_mono:
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return digest
+
+    def put(self, key: str, digest: Digest, ttl: timedelta) -> None:
+        if self._size <= 0:
+            return
+        self._entries[key] = (self._clock() + ttl, time.monotonic() + ttl.total_seconds(), digest)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+
+class DigestService:
+    """``get_digest(request)``: a cached digest when valid, else one shared build.
+
+    ``sync`` (the same :class:`~digest.sync_gate.SyncGate` the builder uses) brings the
+    mirror up to date before the cache is consulted; ``store`` (the builder's mirror) gives
+    the data version. Without a store, the key carries no data version and every digest lives
+    for ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
+    when the builder's mirror is unavailable (Redis down); without it that error propagates.
+    """
+
+    def __init__(
+        self,
+        builder: Builder,
+        state: SharedState,
+        clock: Callable[[], datetime],
+        *,
+        store: Store | None = None,
+        sync: Sync | None = None,
+        fallback: Builder | None = None,
+        live_ttl: timedelta = timedelta(minutes=5),
+        closed_ttl: timedelta = timedelta(days=7),
+        wait_timeout: timedelta = timedelta(minutes=2),
+        lock_ttl: timedelta = timedelta(seconds=30),
+        poll: timedelta = timedelta(milliseconds=50),
+        memo_size: int = 16,
+    ) -> None:
+        self._builder = builder
+        self._fallback = fallback
+        self._memo = _Memo(memo_size, clock)
+        self._state = state
+        self._clock = clock
+        self._store = store
+        self._sync = sync
+        self._live_ttl = live_ttl
+        self._closed_ttl = closed_ttl
+        self._flight: SingleFlight[Digest] = SingleFlight(
+            state, name="digest", lock_ttl=lock_ttl, wait_timeout=wait_timeout, poll=poll
+        )
+        self._local: dict[str, asyncio.Task[Digest]] = {}
+
+    @property
+    def stats(self) -> FlightStats:
+        """Counts of cache hits, builds, waits and direct (uncached) builds."""
+        return self._flight.stats
+
+    async def get_digest(self, request: DigestRequest) -> Digest:
+        """The digest ``request`` describes, from the cache or built once for every caller."""
+        try:
+            return await self._cached(request)
+        except StateUnavailable:
+            if self._fallback is None:
+                raise
+            return await self._build_locally(request, self._fallback)
+
+    async def _build_locally(self, request: DigestRequest, builder: Builder) -> Digest:
+        """One build per request at a time in this process, without shared state."""
+        task = self._local.get(request.key)
+        if task is None:
+            task = asyncio.create_task(builder.build(request))
+            self._local[request.key] = task
+            task.add_done_callback(lambda done: self._forget(request.key, done))
+        self._flight.stats.direct += 1
+        return await asyncio.shield(task)
+
+    def _forget(self, key: str, task: asyncio.Task[Digest]) -> None:
+        if self._local.get(key) is task:
+            del self._local[key]
+        if not task.cancelled():
+            task.exception()  # retrieved here so an unawaited failure is never reported
+
+    async def _cached(self, request: DigestRequest) -> Digest:
+        sync_error: DigestError | None = None
+        if self._sync is not None:
+            try:
+                await self._sync.ensure(request.repo, request.window)
+            except StateUnavailable:
+                raise
+            except DigestError as exc:  # the mirror as it is may still have a cached digest
+                sync_error = exc
+                log.warning(
+                    "digest.sync_failed",
+                    extra={"repo": request.repo, "error": type(exc).__name__},
+                )
+        mirror = await self._store.get_sync_state(request.repo) if self._store else None
+        key = cache_key(request, data_version(mirror) if mirror else "")
+        synced_at = mirror.synced_at if mirror else None
+        closed = not request.window.ends_now and (
+            synced_at is not None and request.window.end <= synced_at
+        )
+        ttl = self._closed_ttl if closed else self._live_ttl
+        if (remembered := self._memo.get(key)) is not None:
+            self._flight.stats.found += 1
+            return remembered
+
+        async def lookup() -> Digest | None:
+            raw = await self._state.get(key)
+            if raw is None:
+                return None
+            try:
+                return decode_digest(raw)
+            except CodecError as exc:
+                log.warning("digest.cache_unreadable", extra={"key": key, "error": str(exc)})
+                return None
+
+        async def publish(digest: Digest) -> None:
+            await self._state.set(key, encode_digest(digest), ttl)
+
+        if sync_error is not None:
+            cached = await lookup()
+            if cached is None:
+                raise sync_error  # building would only repeat the failed sync
+            self._memo.put(key, cached, ttl)
+            return cached
+        digest = await self._flight.run(
+            key, f"lock:{key}", lookup, lambda: self._builder.build(request), publish
+        )
+        self._memo.put(key, digest, ttl)
+        return digest

@@ -1,0 +1,42 @@
+"""The core's own errors; adapters translate lower-level failures into these."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+class DigestError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class BadWindow(DigestError):
+    """A window that is malformed, in the future or too long."""
+
+
+class NotFound(DigestError):
+    """The repository (or another named thing) does not exist or is not visible."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"not found: {what}")
+        self.what = what
+
+
+class RateLimited(DigestError):
+    """The GitHub rate limit is exhausted until ``reset_at``."""
+
+    def __init__(self, reset_at: datetime | None, *, authenticated: bool) -> None:
+        super().__init__("GitHub rate limit exhausted")
+        self.reset_at = reset_at
+        self.authenticated = authenticated
+
+
+class SourceUnavailable(DigestError):
+    """GitHub (or another upstream) could not be reached or kept failing."""
+
+
+class ConfigError(DigestError):
+    """The configuration is invalid (unknown topic, bad setting)."""
+
+
+class StateUnavailable(DigestError):
+    """Shared state (Redis) could not be reached; callers degrade instead of failing."""

@@ -1,0 +1,1 @@
+"""GitHub REST client."""

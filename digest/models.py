@@ -1,0 +1,270 @@
+"""The frozen domain model shared by the core and every front end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+SCHEMA_VERSION = 1
+
+
+class ItemKind(StrEnum):
+    """An issue or a pull request."""
+
+    ISSUE = "issue"
+    PR = "pr"
+
+
+class ItemState(StrEnum):
+    """The state of an item as known when the digest is built."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One issue or pull request, as mirrored from GitHub."""
+
+    repo: str
+    number: int
+    kind: ItemKind
+    title: str
+    author: str
+    author_is_bot: bool
+    labels: tuple[str, ...]
+    state: ItemState
+    state_reason: str | None
+    created_at: datetime
+    updated_at: datetime
+    closed_at: datetime | None
+    merged_at: datetime | None
+    url: str
+    body_excerpt: str = ""
+    comments_total: int = 0
+    draft: bool = False
+    author_association: str = ""
+
+    @property
+    def is_pr(self) -> bool:
+        return self.kind is ItemKind.PR
+
+    @property
+    def is_merged(self) -> bool:
+        return self.merged_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    """One conversation comment on an issue or pull request."""
+
+    repo: str
+    id: int
+    item_number: int
+    author: str
+    author_is_bot: bool
+    body_excerpt: str
+    created_at: datetime
+    updated_at: datetime
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A half-open time window ``[start, end)`` in UTC, shown in ``timezone``."""
+
+    start: datetime
+    end: datetime
+    timezone: str = "UTC"
+    label: str = ""
+    ends_now: bool = False
+
+    def __post_init__(self) -> None:
+        if self.start.tzinfo is None or self.end.tzinfo is None:
+            raise ValueError("window bounds must be timezone-aware")
+        if self.end <= self.start:
+            raise ValueError("window end must be after its start")
+
+    def contains(self, moment: datetime | None) -> bool:
+        """Whether ``moment`` falls in ``[start, end)``."""
+        return moment is not None and self.start <= moment < self.end
+
+    @property
+    def days(self) -> float:
+        return (self.end - self.start).total_seconds() / 86400
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """The five exact counts of a window."""
+
+    new_issues: int
+    closed_issues: int
+    new_prs: int
+    merged_prs: int
+    closed_unmerged_prs: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "new_issues": self.new_issues,
+            "closed_issues": self.closed_issues,
+            "new_prs": self.new_prs,
+            "merged_prs": self.merged_prs,
+            "closed_unmerged_prs": self.closed_unmerged_prs,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A focus topic: how items are recognised as belonging to it."""
+
+    name: str
+    title_en: str
+    title_zh: str
+    labels: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    synonyms: tuple[str, ...] = ()
+
+
+# Rich text: sections are built from blocks of inline spans, so each renderer can escape
+# untrusted text and render references as links for its own platform.
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Plain text, possibly from GitHub (untrusted): renderers always escape it."""
+
+    text: str
+    style: str = "plain"  # plain | bold | italic | code
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRef:
+    """A linked reference to an item of the window."""
+
+    number: int
+    url: str
+    title: str = ""  # when set, renderers show "#N title" as the link
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    """A linked reference to a GitHub user."""
+
+    login: str
+    url: str
+
+
+Inline = Text | ItemRef | UserRef
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    spans: tuple[Inline, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Subheading:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BulletList:
+    items: tuple[tuple[Inline, ...], ...]
+
+
+Block = Paragraph | Subheading | BulletList
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of a digest and the writer that wrote it."""
+
+    id: str  # summary | topic:<name> | hot | trends | key_changes | activity | watch | appendix
+    title: str
+    blocks: tuple[Block, ...]
+    writer: str = "template"  # "template" or "llm:<model>"
+
+    @property
+    def cites(self) -> tuple[int, ...]:
+        """The numbers of the items this section links, in order of first appearance."""
+        return cited_numbers(self.blocks)
+
+
+def iter_spans(blocks: tuple[Block, ...]) -> list[Inline]:
+    """Every inline span of ``blocks``, in reading order."""
+    out: list[Inline] = []
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            out.extend(block.spans)
+        elif isinstance(block, BulletList):
+            for entry in block.items:
+                out.extend(entry)
+    return out
+
+
+def cited_numbers(blocks: tuple[Block, ...]) -> tuple[int, ...]:
+    """The numbers of the items ``blocks`` link, in order of first appearance."""
+    return tuple(dict.fromkeys(s.number for s in iter_spans(blocks) if isinstance(s, ItemRef)))
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens used by a model-written digest."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A complete report of one repository over one window."""
+
+    repo: str
+    window: Window
+    lang: str
+    counts: Counts
+    sections: tuple[Section, ...]
+    generated_at: datetime
+    synced_at: datetime | None
+    repo_url: str
+    display_name: str = ""
+    usage: Usage = field(default_factory=Usage)
+    notes: tuple[str, ...] = ()  # visible degradations ("hot discussions unavailable: ...")
+    schema_version: int = SCHEMA_VERSION
+    # the appendix lists by key (new_issues, closed_issues, new_prs, merged_prs,
+    # closed_unmerged_prs), each sorted by number; empty when the builder did not attach them
+    lists: tuple[tuple[str, tuple[Item, ...]], ...] = ()
+
+    def section(self, section_id: str) -> Section | None:
+        return next((s for s in self.sections if s.id == section_id), None)
+
+    @property
+    def writers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.writer for s in self.sections))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A short, linked answer to a question about a repository."""
+
+    repo: str
+    question: str
+    window: Window
+    lang: str
+    blocks: tuple[Block, ...]
+    repo_url: str
+    topic: str | None = None
+    writer: str = "template"
+    notes: tuple[str, ...] = ()
+
+    @property
+    def cites(self) -> tuple[int, ...]:
+        return cited_numbers(self.blocks)

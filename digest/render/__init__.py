@@ -1,0 +1,1 @@
+"""Pure renderers of a digest."""

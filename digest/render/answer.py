@@ -1,0 +1,155 @@
+"""An answer as Markdown (for the terminal) and as JSON. Pure functions of the model."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from digest.models import (
+    Answer,
+    Block,
+    BulletList,
+    Inline,
+    ItemRef,
+    Paragraph,
+    Subheading,
+    UserRef,
+)
+from digest.windows import format_window
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|]|~(?=~))")
+_MENTION = re.compile(r"([@＠])(?=[\w!])")
+_SAFE_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.I)
+_SPACES = re.compile(r"\s+")
+_LINE_START = re.compile(r"^(\s*)([#+=-]|\d+[.)])")
+
+
+def escape(text: str) -> str:
+    """``text`` as literal Markdown: no emphasis, links, HTML, tables or mentions."""
+    flat = _SPACES.sub(" ", text.replace("\x00", " "))
+    flat = _SPECIAL.sub(r"\\\1", flat)
+    flat = _MENTION.sub(r"\\\1", flat)
+    return _LINE_START.sub(r"\1\\\2", flat)
+
+
+def _url(url: str) -> str:
+    if not _SAFE_URL.match(url):
+        return ""
+    return url.replace("(", "%28").replace(")", "%29")
+
+
+def _code(text: str) -> str:
+    flat = " ".join(text.replace("\x00", " ").split())
+    if not flat:
+        return ""
+    fence = "``" if "`" in flat else "`"
+    pad = " " if flat.startswith("`") or flat.endswith("`") or fence == "``" else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _span(span: Inline) -> str:
+    if isinstance(span, ItemRef):
+        label = f"#{span.number}" + (f" {escape(span.title)}" if span.title else "")
+        url = _url(span.url)
+        return f"[{label}]({url})" if url else label
+    if isinstance(span, UserRef):
+        url = _url(span.url)
+        name = escape(span.login)
+        return f"[{name}]({url})" if url else name
+    if span.style == "code":
+        return _code(span.text)
+    text = escape(span.text)
+    if not text.strip():
+        return text
+    if span.style == "bold":
+        return f"**{text}**"
+    if span.style == "italic":
+        return f"*{text}*"
+    return text
+
+
+def spans_markdown(spans: tuple[Inline, ...]) -> str:
+    """Inline spans as one line of Markdown."""
+    return "".join(_span(span) for span in spans).strip()
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, Paragraph):
+        return spans_markdown(block.spans)
+    if isinstance(block, Subheading):
+        return f"**{escape(block.text)}**"
+    if isinstance(block, BulletList):
+        return "\n".join(f"- {spans_markdown(entry)}" for entry in block.items)
+    return ""
+
+
+def render_answer_markdown(answer: Answer) -> str:
+    """The answer as Markdown: the question, the window searched, the blocks, the notes."""
+    zh = answer.lang == "zh"
+    lines = [
+        f"### {escape(answer.question) or ('提问' if zh else 'Question')} · {escape(answer.repo)}",
+        f"*{'检索时间窗' if zh else 'Searched'}: {format_window(answer.window)}*",
+        "",
+    ]
+    for block in answer.blocks:
+        text = _block(block)
+        if text:
+            lines.extend([text, ""])
+    if answer.writer.startswith("llm:"):
+        model = escape(answer.writer.removeprefix("llm:"))
+        credit = (
+            f"由 {model} 撰写，所有链接均已核对"
+            if zh
+            else f"Written by {model}; every link checked against the data"
+        )
+        lines.extend([f"*{credit}*", ""])
+    for note in answer.notes:
+        lines.append(f"> {'注' if zh else 'Note'}: {escape(note)}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _span_dict(span: Inline) -> dict[str, Any]:
+    if isinstance(span, ItemRef):
+        return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
+    if isinstance(span, UserRef):
+        return {"type": "user", "login": span.login, "url": span.url}
+    return {"type": "text", "text": span.text, "style": span.style}
+
+
+def _block_dict(block: Block) -> dict[str, Any]:
+    if isinstance(block, Paragraph):
+        return {"type": "paragraph", "spans": [_span_dict(s) for s in block.spans]}
+    if isinstance(block, Subheading):
+        return {"type": "subheading", "text": block.text}
+    return {"type": "bullets", "items": [[_span_dict(s) for s in entry] for entry in block.items]}
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    """The answer as plain JSON-ready data."""
+    window = answer.window
+    return {
+        "type": "answer",
+        "repo": answer.repo,
+        "repo_url": answer.repo_url,
+        "question": answer.question,
+        "lang": answer.lang,
+        "topic": answer.topic,
+        "writer": answer.writer,
+        "window": {
+            "start": window.start.isoformat(),
+            "end": window.end.isoformat(),
+            "timezone": window.timezone,
+            "label": window.label,
+            "ends_now": window.ends_now,
+            "text": format_window(window),
+        },
+        "cites": list(answer.cites),
+        "blocks": [_block_dict(b) for b in answer.blocks],
+        "notes": list(answer.notes),
+    }
+
+
+def render_answer_json(answer: Answer) -> str:
+    """The answer as indented JSON."""
+    return json.dumps(answer_to_dict(answer), ensure_ascii=False, indent=2)

@@ -1,0 +1,155 @@
+"""The JSON form of a digest: versioned and documented in docs/json-schema.md."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from digest.analysis.types import LIST_KEYS
+from digest.models import (
+    Block,
+    BulletList,
+    Digest,
+    Inline,
+    Item,
+    ItemRef,
+    Paragraph,
+    Section,
+    Subheading,
+    UserRef,
+)
+from digest.render.markdown import render_blocks
+from digest.windows import format_window, title_date
+
+
+def iso(moment: datetime | None) -> str | None:
+    """``2026-03-10T03:21:00Z``: UTC, second precision, or ``None``."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def span_json(span: Inline) -> dict[str, Any]:
+    """One span: ``text`` (with ``style``), ``item`` or ``user``."""
+    if isinstance(span, ItemRef):
+        return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
+    if isinstance(span, UserRef):
+        return {"type": "user", "login": span.login, "url": span.url}
+    return {"type": "text", "text": span.text, "style": span.style}
+
+
+def block_json(block: Block) -> dict[str, Any]:
+    """One block: ``paragraph`` (spans), ``subheading`` (text) or ``bullets`` (items of spans)."""
+    if isinstance(block, Subheading):
+        return {"type": "subheading", "text": block.text}
+    if isinstance(block, Paragraph):
+        return {"type": "paragraph", "spans": [span_json(s) for s in block.spans]}
+    return {"type": "bullets", "items": [[span_json(s) for s in entry] for entry in block.items]}
+
+
+def section_json(section: Section) -> dict[str, Any]:
+    return {
+        "id": section.id,
+        "title": section.title,
+        "writer": section.writer,
+        "text": render_blocks(section.blocks),
+        "blocks": [block_json(b) for b in section.blocks],
+        "cites": list(section.cites),
+    }
+
+
+def item_json(item: Item) -> dict[str, Any]:
+    """One item of a list."""
+    return {
+        "number": item.number,
+        "kind": item.kind.value,
+        "title": item.title,
+        "author": item.author,
+        "author_is_bot": item.author_is_bot,
+        "url": item.url,
+        "state": item.state.value,
+        "state_reason": item.state_reason,
+        "labels": list(item.labels),
+        "draft": item.draft,
+        "created_at": iso(item.created_at),
+        "closed_at": iso(item.closed_at),
+        "merged_at": iso(item.merged_at),
+        "comments_total": item.comments_total,
+    }
+
+
+def _lists_from_appendix(digest: Digest) -> dict[str, list[dict[str, Any]]]:
+    """The lists as the appendix shows them (number, title, url, author), in list order."""
+    out: dict[str, list[dict[str, Any]]] = {key: [] for key in LIST_KEYS}
+    appendix = digest.section("appendix")
+    if appendix is None:
+        return out
+    keys = iter(LIST_KEYS)
+    current: list[dict[str, Any]] | None = None
+    for block in appendix.blocks:
+        if isinstance(block, Subheading):
+            key = next(keys, None)
+            current = out[key] if key else None
+        elif isinstance(block, BulletList) and current is not None:
+            for entry in block.items:
+                ref = next((s for s in entry if isinstance(s, ItemRef)), None)
+                user = next((s for s in entry if isinstance(s, UserRef)), None)
+                if ref is not None:
+                    current.append(
+                        {
+                            "number": ref.number,
+                            "title": ref.title,
+                            "url": ref.url,
+                            "author": user.login if user else None,
+                        }
+                    )
+    return out
+
+
+def lists_json(digest: Digest) -> dict[str, list[dict[str, Any]]]:
+    """The five lists: full items when the digest carries them, else from its appendix."""
+    if not digest.lists:
+        return _lists_from_appendix(digest)
+    given = dict(digest.lists)
+    return {key: [item_json(item) for item in given.get(key, ())] for key in LIST_KEYS}
+
+
+def to_json(digest: Digest) -> dict[str, Any]:
+    """The digest as a JSON-ready dict (see docs/json-schema.md)."""
+    window = digest.window
+    return {
+        "schema_version": digest.schema_version,
+        "repo": digest.repo,
+        "repo_url": digest.repo_url,
+        "display_name": digest.display_name or digest.repo.split("/", 1)[-1],
+        "lang": digest.lang,
+        "window": {
+            "start": iso(window.start),
+            "end": iso(window.end),
+            "timezone": window.timezone,
+            "label": window.label,
+            "ends_now": window.ends_now,
+            "date": title_date(window),
+            "display": format_window(window),
+        },
+        "counts": digest.counts.as_dict(),
+        "sections": [section_json(s) for s in digest.sections],
+        "lists": lists_json(digest),
+        "provenance": {
+            "generated_at": iso(digest.generated_at),
+            "synced_at": iso(digest.synced_at),
+            "writers": list(digest.writers),
+            "usage": {
+                "prompt_tokens": digest.usage.prompt_tokens,
+                "completion_tokens": digest.usage.completion_tokens,
+                "total_tokens": digest.usage.total,
+            },
+        },
+        "notes": list(digest.notes),
+    }
+
+
+def dumps(digest: Digest, indent: int | None = 2) -> str:
+    """The digest as JSON text (UTF-8 characters kept as they are)."""
+    return json.dumps(to_json(digest), ensure_ascii=False, indent=indent) + "\n"

@@ -1,0 +1,186 @@
+"""Daily subscriptions and their schedule: pure functions of a subscription and a moment.
+
+A subscription posts once a day at a local time in an IANA timezone. On a spring-forward day a
+local time that does not exist runs at the first valid moment after it (the end of the gap); on
+a fall-back day an ambiguous local time runs once, at its first occurrence. The window of a run
+is the 24 hours ending at the scheduled moment, and the claim key of a run is derived from the
+subscription and that window, never from the current time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock_time
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from digest.models import Window
+from digest.windows import parse_day_start, zone
+
+PLATFORMS = ("slack", "discord")
+RUN_WINDOW = timedelta(days=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """One channel's daily digest of one repository.
+
+    ``topics`` and ``writer`` left as ``None`` follow the repository's and the deployment's
+    defaults at build time. Runs scheduled at or before ``since`` (when the channel subscribed)
+    are never due, so a new subscription does not catch up a post from before it existed.
+    """
+
+    platform: str
+    channel: str
+    repo: str
+    time: str
+    timezone: str
+    lang: str = "en"
+    topics: tuple[str, ...] | None = None
+    writer: str | None = None
+    since: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.platform not in PLATFORMS:
+            raise ValueError(f"unknown platform {self.platform!r}")
+        if not self.channel:
+            raise ValueError("a subscription needs a channel")
+        parse_day_start(self.time)
+        zone(self.timezone)
+        if self.since is not None and self.since.tzinfo is None:
+            raise ValueError("since must be timezone-aware")
+
+    @property
+    def id(self) -> str:
+        """Stable identity: one subscription per platform, channel and repository."""
+        return f"{self.platform}:{self.channel}:{self.repo.lower()}"
+
+    @property
+    def local_time(self) -> clock_time:
+        return parse_day_start(self.time)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return zone(self.timezone)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping; ``from_dict`` reverses it."""
+        return {
+            "platform": self.platform,
+            "channel": self.channel,
+            "repo": self.repo,
+            "time": self.time,
+            "timezone": self.timezone,
+            "lang": self.lang,
+            "topics": list(self.topics) if self.topics is not None else None,
+            "writer": self.writer,
+            "since": self.since.astimezone(UTC).isoformat() if self.since else None,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Subscription:
+        topics = data.get("topics")
+        return cls(
+            platform=str(data["platform"]),
+            channel=str(data["channel"]),
+            repo=str(data["repo"]),
+            time=str(data["time"]),
+            timezone=str(data["timezone"]),
+            lang=str(data.get("lang") or "en"),
+            topics=tuple(str(t) for t in topics) if topics is not None else None,
+            writer=str(data["writer"]) if data.get("writer") else None,
+            since=datetime.fromisoformat(data["since"]) if data.get("since") else None,
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Subscription:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a stored subscription must be a JSON object")
+        return cls.from_dict(data)
+
+
+def _gap_end(naive: datetime, tz: ZoneInfo) -> datetime:
+    """The first valid moment (UTC) after a local time that a spring-forward skips."""
+    low = naive.replace(tzinfo=tz, fold=1).astimezone(UTC)  # read with the later offset
+    high = naive.replace(tzinfo=tz, fold=0).astimezone(UTC)  # read with the earlier offset
+    if high < low:
+        low, high = high, low
+    while high - low > timedelta(seconds=1):
+        mid = low + (high - low) / 2
+        if mid.astimezone(tz).replace(tzinfo=None) >= naive:
+            high = mid
+        else:
+            low = mid
+    return high.replace(microsecond=0)
+
+
+@lru_cache(maxsize=4096)
+def run_on(subscription: Subscription, day: date) -> datetime:
+    """The scheduled moment (UTC) of ``subscription`` on the local date ``day``."""
+    tz = subscription.tz
+    naive = datetime.combine(day, subscription.local_time)
+    first = naive.replace(tzinfo=tz, fold=0)
+    as_utc = first.astimezone(UTC)
+    if as_utc.astimezone(tz).replace(tzinfo=None) != naive:
+        return _gap_end(naive, tz)
+    return as_utc
+
+
+def _around(subscription: Subscription, moment: datetime) -> Iterator[datetime]:
+    if moment.tzinfo is None:
+        raise ValueError("the moment must be timezone-aware")
+    local_day = moment.astimezone(subscription.tz).date()
+    for offset in (-1, 0, 1):
+        yield run_on(subscription, local_day + timedelta(days=offset))
+
+
+def next_run(subscription: Subscription, after: datetime) -> datetime:
+    """The first scheduled moment (UTC) strictly after ``after``."""
+    return min(run for run in _around(subscription, after) if run > after)
+
+
+def last_run(subscription: Subscription, at: datetime) -> datetime:
+    """The latest scheduled moment (UTC) at or before ``at``."""
+    return max(run for run in _around(subscription, at) if run <= at)
+
+
+def runs_between(subscription: Subscription, start: datetime, end: datetime) -> list[datetime]:
+    """Every scheduled moment in ``(start, end]``, oldest first."""
+    runs: list[datetime] = []
+    moment = start
+    while (run := next_run(subscription, moment)) <= end:
+        runs.append(run)
+        moment = run
+    return runs
+
+
+def run_window(subscription: Subscription, scheduled: datetime) -> Window:
+    """The window a run reports on: the 24 hours ending at its scheduled moment."""
+    end = scheduled.astimezone(UTC)
+    start = end - RUN_WINDOW
+    label = start.astimezone(subscription.tz).date().isoformat()
+    return Window(start, end, subscription.timezone, label)
+
+
+def claim_key(subscription: Subscription, window: Window) -> str:
+    """The key that at most one instance may hold to post ``window`` for ``subscription``."""
+    ident = hashlib.sha256(subscription.id.encode()).hexdigest()[:16]
+    start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
+    return f"post:{ident}:{start:%Y%m%dT%H%M%SZ}-{end:%Y%m%dT%H%M%SZ}"
+
+
+def due_runs(subscription: Subscription, now: datetime, grace: timedelta) -> list[datetime]:
+    """The scheduled moments still worth posting at ``now``: within ``grace``, after ``since``."""
+    floor = now - grace
+    if subscription.since is not None and subscription.since > floor:
+        floor = subscription.since
+    return runs_between(subscription, floor, now)

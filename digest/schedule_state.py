@@ -1,0 +1,85 @@
+"""Subscriptions and the post ledger on top of :class:`~digest.state.SharedState`.
+
+:class:`StateLedger` works with any shared state (SQLite for one process, Redis for several),
+with the state's own expiry; :class:`~digest.store.redis_ledger.RedisLedger` is the Redis ledger
+whose expiry follows the scheduler's clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from digest.schedule import Subscription
+from digest.state import SharedState
+
+log = logging.getLogger(__name__)
+
+
+class StateSubscriptions:
+    """A :class:`~digest.scheduler.SubscriptionStore` kept in the shared state."""
+
+    def __init__(self, state: SharedState) -> None:
+        self._state = state
+
+    async def all_subscriptions(self) -> list[Subscription]:
+        return await self._load(None, None)
+
+    async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]:
+        return await self._load(platform, channel)
+
+    async def _load(self, platform: str | None, channel: str | None) -> list[Subscription]:
+        found: list[Subscription] = []
+        for doc in await self._state.subscriptions(platform, channel):
+            try:
+                found.append(Subscription.from_dict(dict(doc.doc)))
+            except (KeyError, TypeError, ValueError) as exc:
+                log.warning(
+                    "schedule.subscription_unreadable",
+                    extra={"platform": doc.platform, "channel": doc.channel, "key": doc.key,
+                           "error": str(exc)},
+                )
+        return found
+
+    async def put_subscription(self, subscription: Subscription) -> None:
+        await self._state.put_subscription(
+            subscription.platform, subscription.channel, subscription.repo.lower(),
+            subscription.to_dict(),
+        )
+
+    async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool:
+        return await self._state.delete_subscription(platform, channel, repo.lower())
+
+
+class StateLedger:
+    """A :class:`~digest.scheduler.PostLedger` made of shared-state claims and values."""
+
+    def __init__(self, state: SharedState) -> None:
+        self._state = state
+        self._tokens: dict[tuple[str, str], str] = {}
+
+    async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        token = await self._state.claim(f"run:{key}", ttl)
+        if token is None:
+            return False
+        if await self.is_posted(key):
+            await self._state.release(f"run:{key}", token)
+            return False
+        self._tokens[(key, owner)] = token
+        return True
+
+    async def extend(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        token = self._tokens.get((key, owner))
+        return token is not None and await self._state.renew(f"run:{key}", token, ttl)
+
+    async def release(self, key: str, owner: str) -> None:
+        token = self._tokens.pop((key, owner), None)
+        if token is not None:
+            await self._state.release(f"run:{key}", token)
+
+    async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
+        await self._state.set(f"posted:{key}", owner, keep)
+        await self.release(key, owner)
+
+    async def is_posted(self, key: str) -> bool:
+        return await self._state.get(f"posted:{key}") is not None

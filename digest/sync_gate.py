@@ -1,0 +1,129 @@
+"""At most one sync per repository at a time across replicas; a recent sync is reused.
+
+:class:`SyncGate` wraps a :class:`~digest.service.Sync` and is one itself. A sync that
+finished less than ``fresh_for`` ago (default 60 s) and covered the requested window's start
+is reused without calling GitHub. Otherwise one task in one process syncs (holding a claim on
+``sync-lock:<repo>``) while the others wait for its record. With the shared state
+unavailable, each process syncs on its own (still one at a time per repository within it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from digest.models import Window
+from digest.service import Sync, SyncResult
+from digest.single_flight import FlightStats, SingleFlight
+from digest.state import SharedState
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """A sync result as recorded for reuse."""
+
+    synced_at: datetime | None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    result: GateResult
+    covers_from: datetime  # the earliest window start this sync was asked to cover
+    finished_at: datetime  # by the gate's clock
+
+    def encode(self) -> str:
+        synced = self.result.synced_at
+        return json.dumps(
+            {
+                "synced_at": None if synced is None else synced.isoformat(),
+                "notes": list(self.result.notes),
+                "covers_from": self.covers_from.isoformat(),
+                "finished_at": self.finished_at.isoformat(),
+            }
+        )
+
+    @classmethod
+    def decode(cls, raw: str) -> _Record:
+        data = json.loads(raw)
+        synced = data["synced_at"]
+        return cls(
+            GateResult(
+                None if synced is None else datetime.fromisoformat(synced), tuple(data["notes"])
+            ),
+            datetime.fromisoformat(data["covers_from"]),
+            datetime.fromisoformat(data["finished_at"]),
+        )
+
+
+class SyncGate:
+    """A :class:`~digest.service.Sync` that syncs each repository once at a time, everywhere."""
+
+    def __init__(
+        self,
+        sync: Sync,
+        state: SharedState,
+        clock: Callable[[], datetime],
+        *,
+        fresh_for: timedelta = timedelta(seconds=60),
+        lock_ttl: timedelta = timedelta(seconds=60),
+        wait_timeout: timedelta = timedelta(minutes=5),
+        poll: timedelta = timedelta(milliseconds=50),
+    ) -> None:
+        self._sync = sync
+        self._state = state
+        self._clock = clock
+        self._fresh_for = fresh_for
+        self._recent: dict[str, _Record] = {}
+        self._flight: SingleFlight[SyncResult] = SingleFlight(
+            state, name="sync", lock_ttl=lock_ttl, wait_timeout=wait_timeout, poll=poll
+        )
+
+    @property
+    def stats(self) -> FlightStats:
+        """Counts of reused, performed, awaited and direct syncs."""
+        return self._flight.stats
+
+    def _usable(self, record: _Record | None, window: Window) -> bool:
+        return (
+            record is not None
+            and record.covers_from <= window.start
+            and self._clock() - record.finished_at < self._fresh_for
+        )
+
+    async def ensure(self, repo: str, window: Window) -> SyncResult:
+        """Sync ``repo`` for ``window`` unless a fresh enough sync already covers it."""
+        name = repo.lower()
+        record = self._recent.get(name)
+        if record is not None and self._usable(record, window):
+            self._flight.stats.found += 1
+            return record.result
+        key = f"sync:{name}"
+
+        async def lookup() -> SyncResult | None:
+            raw = await self._state.get(key)
+            found = None if raw is None else _Record.decode(raw)
+            if found is None or not self._usable(found, window):
+                return None
+            self._recent[name] = found
+            return found.result
+
+        async def produce() -> SyncResult:
+            result = await self._sync.ensure(repo, window)
+            prior = self._recent.get(name)  # the mirror keeps what earlier syncs covered
+            covers_from = min(window.start, prior.covers_from) if prior else window.start
+            done = _Record(
+                GateResult(result.synced_at, tuple(result.notes)), covers_from, self._clock()
+            )
+            self._recent[name] = done
+            return done.result
+
+        async def publish(result: SyncResult) -> None:
+            done = self._recent[name]
+            await self._state.set(key, done.encode(), self._fresh_for)
+
+        return await self._flight.run(
+            f"{name}|{window.start.isoformat()}", f"sync-lock:{name}", lookup, produce, publish
+        )

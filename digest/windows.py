@@ -1,0 +1,133 @@
+"""Window rules: turn a window spec such as ``today`` or ``2026-03-10`` into exact bounds."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from digest.errors import BadWindow
+from digest.models import Window
+
+MAX_DAYS = 31
+_DATE = r"\d{4}-\d{2}-\d{2}"
+_NDAYS = re.compile(r"^(\d{1,3})d$")
+_RANGE = re.compile(rf"^({_DATE})\.\.({_DATE})$")
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA zone ``name``, or ``BadWindow`` when it does not exist."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise BadWindow(
+            f"unknown timezone {name!r} (use an IANA name such as Asia/Shanghai)"
+        ) from exc
+
+
+def parse_day_start(text: str) -> time:
+    """``"HH:MM"`` as a time of day."""
+    match = re.fullmatch(r"(\d{1,2}):(\d{2})", text.strip())
+    if not match or int(match[1]) > 23 or int(match[2]) > 59:
+        raise BadWindow(f"bad day start {text!r} (use HH:MM, e.g. 09:00)")
+    return time(int(match[1]), int(match[2]))
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise BadWindow(f"bad date {text!r} (use YYYY-MM-DD)") from exc
+
+
+def cutoff(day: date, tz: ZoneInfo, day_start: time) -> datetime:
+    """The daily cut-off of ``day`` in ``tz``, in UTC."""
+    return datetime.combine(day, day_start, tzinfo=tz).astimezone(UTC)
+
+
+def parse_window(
+    spec: str, *, now: datetime, timezone: str = "UTC", day_start: str = "00:00"
+) -> Window:
+    """Resolve ``spec`` (today, yesterday, week, Nd, DATE, DATE..DATE) against ``now``."""
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    tz = zone(timezone)
+    start_of_day = parse_day_start(day_start)
+    text = spec.strip().lower()
+    now_floor = now.astimezone(UTC).replace(second=0, microsecond=0)
+
+    def ending_now(days: int, label: str) -> Window:
+        if not 1 <= days <= MAX_DAYS:
+            raise BadWindow(f"a window is 1 to {MAX_DAYS} days long, not {days}")
+        return Window(now_floor - timedelta(days=days), now_floor, timezone, label, ends_now=True)
+
+    if text in ("", "today"):
+        return ending_now(1, "today")
+    if text == "yesterday":
+        end = now_floor - timedelta(days=1)
+        return Window(end - timedelta(days=1), end, timezone, "yesterday")
+    if text == "week":
+        return ending_now(7, "week")
+    if match := _NDAYS.match(text):
+        return ending_now(int(match[1]), f"{int(match[1])}d")
+    if match := _RANGE.match(text):
+        first, last = _parse_date(match[1]), _parse_date(match[2])
+        if last < first:
+            raise BadWindow(f"the range {spec!r} ends before it starts")
+        start = cutoff(first, tz, start_of_day)
+        end = cutoff(last + timedelta(days=1), tz, start_of_day)
+        label = f"{first.isoformat()}..{last.isoformat()}"
+    elif re.fullmatch(_DATE, text):
+        day = _parse_date(text)
+        start = cutoff(day, tz, start_of_day)
+        end = start + timedelta(days=1)
+        label = day.isoformat()
+    else:
+        raise BadWindow(
+            f"unknown window {spec!r} (try today, yesterday, week, 3d, 2026-03-10 "
+            "or 2026-03-01..2026-03-07)"
+        )
+    if (end - start) > timedelta(days=MAX_DAYS):
+        raise BadWindow(f"a window is at most {MAX_DAYS} days long")
+    if start >= now:
+        raise BadWindow(f"the window {spec!r} has not started yet")
+    return Window(
+        start, min(end, now_floor) if end > now else end, timezone, label, ends_now=end > now
+    )
+
+
+def format_offset(moment: datetime) -> str:
+    """``UTC+8``, ``UTC+5:30``, ``UTC-4`` or ``UTC``."""
+    offset = moment.utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    if minutes == 0:
+        return "UTC"
+    sign = "+" if minutes > 0 else "-"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{mins:02d}" if mins else "")
+
+
+def format_moment(moment: datetime, timezone: str) -> str:
+    """``2026-03-10 11:21 (UTC+8)``."""
+    local = moment.astimezone(zone(timezone))
+    return f"{local:%Y-%m-%d %H:%M} ({format_offset(local)})"
+
+
+def format_window(window: Window) -> str:
+    """``2026-03-10 11:21 (UTC+8) ~ 2026-03-11 11:21 (UTC+8)``."""
+    zone_name = window.timezone
+    return f"{format_moment(window.start, zone_name)} ~ {format_moment(window.end, zone_name)}"
+
+
+def title_date(window: Window) -> str:
+    """The date shown in the report title: one local date, or a range for longer windows."""
+    if re.fullmatch(_DATE, window.label):
+        return window.label
+    if match := _RANGE.match(window.label):
+        return f"{match[1]} ~ {match[2]}"
+    tz = zone(window.timezone)
+    first = window.start.astimezone(tz).date()
+    last = window.end.astimezone(tz).date()
+    if window.days <= 1:
+        return (last if window.ends_now else first).isoformat()
+    return f"{first.isoformat()} ~ {last.isoformat()}"

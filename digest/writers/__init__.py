@@ -1,0 +1,1 @@
+"""Writers: turn an analysis into sections."""

@@ -1,0 +1,26 @@
+"""The writer interface: turns an analysis into the sections of a digest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from digest.analysis.types import Analysis
+from digest.models import Section, Usage
+
+LANGS = ("zh", "en")
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    sections: tuple[Section, ...]
+    usage: Usage = field(default_factory=Usage)
+    notes: tuple[str, ...] = ()
+
+
+class Writer(Protocol):
+    """Writes every section of the report, in order, for ``lang`` ("zh" or "en")."""
+
+    name: str
+
+    async def write(self, analysis: Analysis, lang: str) -> Written: ...

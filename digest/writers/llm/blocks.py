@@ -1,0 +1,173 @@
+"""A model's validated answer as the blocks of a section, with every reference linked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from digest.analysis.types import TOPIC_GROUPS
+from digest.i18n import group_title, norm_lang
+from digest.models import Block, BulletList, Inline, ItemRef, Paragraph, Subheading, Text
+from digest.writers.llm.grounding import Grounds
+from digest.writers.llm.schemas import (
+    ActivityAnswer,
+    HotAnswer,
+    KeyChangesAnswer,
+    Numbered,
+    SummaryAnswer,
+    TopicAnswer,
+    TrendsAnswer,
+    WatchListAnswer,
+)
+from digest.writers.spans import item_ref
+
+_N = TypeVar("_N", bound=Numbered)
+
+LABELS = {
+    "en": {
+        "takeaway": "Takeaway",
+        "core_issue": "Core issue",
+        "viewpoints": "Viewpoints",
+        "contention": "Point of contention",
+        "status": "Status",
+        "impact": "Impact",
+        "sep": ": ",
+        "dash": " — ",
+    },
+    "zh": {
+        "takeaway": "小结",
+        "core_issue": "核心问题",
+        "viewpoints": "各方观点",
+        "contention": "争议焦点",
+        "status": "当前状态",
+        "impact": "影响",
+        "sep": "：",
+        "dash": " — ",
+    },
+}
+
+
+def texts(answer: BaseModel) -> list[str]:
+    """Every string of an answer, for the grounding check."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                walk(getattr(value, name))
+        elif isinstance(value, list):
+            for entry in value:
+                walk(entry)
+
+    walk(answer)
+    return found
+
+
+class Builder:
+    """Turns one section's answer into blocks for ``lang``."""
+
+    def __init__(self, grounds: Grounds, lang: str) -> None:
+        self._grounds = grounds
+        self._lang = norm_lang(lang)
+        self._label = LABELS[self._lang]
+
+    def _spans(self, text: str) -> tuple[Inline, ...]:
+        return self._grounds.spans(text)
+
+    def _labelled(self, key: str, text: str) -> tuple[Inline, ...]:
+        return (Text(self._label[key] + self._label["sep"], "bold"), *self._spans(text))
+
+    def _item(self, number: int) -> ItemRef:
+        return item_ref(self._grounds.items[number])
+
+    def _paragraphs(self, text: str) -> list[Block]:
+        return [Paragraph(self._spans(p)) for p in text.split("\n\n") if p.strip()]
+
+    def _entry(self, number: int, text: str) -> tuple[Inline, ...]:
+        return (self._item(number), Text(self._label["dash"]), *self._spans(text))
+
+    def summary(self, answer: SummaryAnswer) -> list[Block]:
+        return self._paragraphs(answer.summary)
+
+    def topic(self, answer: TopicAnswer, groups: dict[int, str]) -> list[Block]:
+        blocks = self._paragraphs(answer.overview)
+        lines = _unique((line.number, line.line) for line in answer.items if line.line)
+        for group in TOPIC_GROUPS:
+            entries = [self._entry(n, text) for n, text in lines if groups.get(n) == group]
+            if entries:
+                blocks += [Subheading(group_title(group, self._lang)), BulletList(tuple(entries))]
+        if answer.takeaway:
+            blocks.append(Paragraph(self._labelled("takeaway", answer.takeaway)))
+        return blocks
+
+    def hot(self, answer: HotAnswer) -> list[Block]:
+        blocks: list[Block] = []
+        for entry in _unique_by_number(answer.discussions):
+            views = [
+                (self._grounds.user(v.login), Text(self._label["sep"]), *self._spans(v.view))
+                for v in entry.viewpoints
+                if v.view
+            ]
+            rows = [self._labelled("core_issue", entry.core_issue)] if entry.core_issue else []
+            if views:
+                rows.append((Text(self._label["viewpoints"] + self._label["sep"], "bold"),))
+            rows += views
+            if entry.contention:
+                rows.append(self._labelled("contention", entry.contention))
+            if entry.status:
+                rows.append(self._labelled("status", entry.status))
+            if rows:
+                blocks += [Paragraph((self._item(entry.number),)), BulletList(tuple(rows))]
+        return blocks
+
+    def trends(self, answer: TrendsAnswer) -> list[Block]:
+        blocks = self._paragraphs(answer.overview)
+        rows = [
+            (Text(t.term, "bold"), Text(self._label["sep"]), *self._spans(t.analysis))
+            for t in answer.trends
+            if t.term and t.analysis
+        ]
+        if rows:
+            blocks.append(BulletList(tuple(rows)))
+        return blocks
+
+    def key_changes(self, answer: KeyChangesAnswer) -> list[Block]:
+        rows = [
+            (
+                *self._entry(c.number, c.change),
+                Text(" "),
+                Text(self._label["impact"] + self._label["sep"], "bold"),
+                *self._spans(c.impact),
+            )
+            for c in _unique_by_number(answer.changes)
+        ]
+        return [BulletList(tuple(rows))] if rows else []
+
+    def activity(self, answer: ActivityAnswer) -> list[Block]:
+        blocks = self._paragraphs(answer.overview)
+        rows = [self._spans(h) for h in answer.highlights if h.strip()]
+        if rows:
+            blocks.append(BulletList(tuple(rows)))
+        return blocks
+
+    def watch(self, answer: WatchListAnswer) -> list[Block]:
+        rows = [self._entry(w.number, w.why) for w in _unique_by_number(answer.items) if w.why]
+        return [BulletList(tuple(rows))] if rows else []
+
+
+def _unique(pairs: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    out: dict[int, str] = {}
+    for number, text in pairs:
+        out.setdefault(number, text)
+    return list(out.items())
+
+
+def _unique_by_number(entries: Iterable[_N]) -> list[_N]:
+    out: dict[int, _N] = {}
+    for entry in entries:
+        out.setdefault(entry.number, entry)
+    return list(out.values())

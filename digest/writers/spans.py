@@ -1,0 +1,96 @@
+"""Building rich-text spans: sentences from templates, links to items and users."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from digest.analysis.text import shorten
+from digest.i18n import PLACEHOLDER, phrase
+from digest.models import Inline, Item, ItemRef, Text, UserRef
+
+Part = str | int | Inline | Sequence[Inline]
+Spans = tuple[Inline, ...]
+
+
+def user_url(repo_url: str, login: str) -> str:
+    """The profile page of ``login`` on the host of ``repo_url`` (bots: their app page)."""
+    parts = urlsplit(repo_url)
+    base = f"{parts.scheme or 'https'}://{parts.netloc or 'github.com'}"
+    if login.endswith("[bot]"):
+        return f"{base}/apps/{login[: -len('[bot]')]}"
+    return f"{base}/{login}"
+
+
+def user_ref(repo_url: str, login: str) -> UserRef:
+    """A link to ``login``."""
+    return UserRef(login=login, url=user_url(repo_url, login))
+
+
+def item_ref(item: Item, title: bool = True, limit: int = 0) -> ItemRef:
+    """A link to ``item``, with its title (shortened to ``limit`` characters when set)."""
+    text = item.title if title else ""
+    if limit:
+        text = shorten(text, limit)
+    return ItemRef(number=item.number, url=item.url, title=text)
+
+
+def tidy(spans: Sequence[Inline]) -> Spans:
+    """Adjacent plain Text spans merged, empty ones dropped."""
+    out: list[Inline] = []
+    for span in spans:
+        if isinstance(span, Text):
+            if not span.text:
+                continue
+            last = out[-1] if out else None
+            if isinstance(last, Text) and last.style == span.style == "plain":
+                out[-1] = Text(last.text + span.text)
+                continue
+        out.append(span)
+    return tuple(out)
+
+
+def _as_spans(part: Part) -> list[Inline]:
+    if isinstance(part, Text | ItemRef | UserRef):
+        return [part]
+    if isinstance(part, str | int):
+        return [Text(str(part))]
+    return list(part)
+
+
+def compose(template: str, /, **parts: Part) -> Spans:
+    """The spans of ``template`` with each ``{name}`` replaced by ``parts[name]``.
+
+    The template is split once, so strings in ``parts`` (titles, quotes) are never parsed as
+    placeholders; they become ``Text`` spans that renderers escape.
+    """
+    out: list[Inline] = []
+    pos = 0
+    for match in PLACEHOLDER.finditer(template):
+        out.append(Text(template[pos : match.start()]))
+        out.extend(_as_spans(parts[match[1]]) if match[1] in parts else [Text(match[0])])
+        pos = match.end()
+    out.append(Text(template[pos:]))
+    return tidy(out)
+
+
+def say(key: str, lang: str, plural: int | None = None, /, **parts: Part) -> Spans:
+    """``compose`` of the phrase ``key`` in ``lang`` (``plural``: see ``i18n.phrase``)."""
+    return compose(phrase(key, lang, plural), **parts)
+
+
+def join(groups: Sequence[Sequence[Inline]], lang: str, last: bool = True) -> Spans:
+    """Span groups joined like words: ``a、b`` / ``a, b and c`` (``last=False``: commas only)."""
+    sep = phrase("common.sep", lang)
+    final = phrase("common.and", lang) if last else sep
+    out: list[Inline] = []
+    for index, group in enumerate(groups):
+        if index:
+            out.append(Text(final if index == len(groups) - 1 else sep))
+        out.extend(group)
+    return tidy(out)
+
+
+def quoted(text: str, lang: str) -> Spans:
+    """``“text”`` as one span."""
+    return compose(phrase("common.quote", lang), text=text)

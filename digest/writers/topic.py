@@ -1,0 +1,89 @@
+"""A focus-topic section of the template writer: grouped items and a takeaway."""
+
+from __future__ import annotations
+
+from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
+from digest.i18n import group_title, state_of, topic_noun
+from digest.models import Block, BulletList, Inline, ItemState, Paragraph, Subheading, Text
+from digest.writers.context import Context
+from digest.writers.overview import topic_groups
+from digest.writers.spans import Part, Spans, say, tidy
+
+GROUP_LIMIT = 12
+_FOLLOW_GROUPS = ("fixes", "ecosystem", "performance")
+
+
+def entry(ctx: Context, hit: TopicItem) -> Spans:
+    """``#N title（state，@author）：what it is about``."""
+    item = hit.item
+    what = ctx.what(item)
+    parts: dict[str, Part] = {
+        "item": ctx.item(item),
+        "state": state_of(item, ctx.lang),
+        "author": ctx.user(item.author),
+    }
+    if what:
+        return say("topic.entry", ctx.lang, what=what, **parts)
+    return say("topic.entry_bare", ctx.lang, **parts)
+
+
+def _follow(match: TopicMatch) -> TopicItem | None:
+    """The open item most worth following: fixes first, then requests, then performance."""
+    for group in _FOLLOW_GROUPS:
+        for hit in match.items:
+            if hit.group == group and hit.item.state is ItemState.OPEN:
+                return hit
+    return None
+
+
+def takeaway(ctx: Context, match: TopicMatch) -> Spans:
+    """The closing 小结 / Takeaway line."""
+    lang = ctx.lang
+    merged = sum(1 for hit in match.items if hit.item.is_merged)
+    still_open = sum(1 for hit in match.items if hit.item.state is ItemState.OPEN)
+    out: list[Inline] = list(
+        say(
+            "topic.takeaway",
+            lang,
+            topic=topic_noun(match.topic, lang),
+            n_items=ctx.count(len(match.items), "item"),
+            groups=topic_groups(ctx, match),
+            merged=merged,
+            open=still_open,
+        )
+    )
+    follow = _follow(match)
+    landed = [hit for hit in match.items if hit.item.is_merged]
+    if lang == "en":
+        out.append(Text(" "))
+    if follow is not None:
+        out.extend(say("topic.follow", lang, item=ctx.item(follow.item)))
+    elif landed:
+        best = max(landed, key=lambda hit: hit.score)
+        out.extend(say("topic.landed", lang, item=ctx.item(best.item)))
+    return tidy(out)
+
+
+def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
+    """The items of one topic, grouped, each with a one-line explanation, then a takeaway."""
+    lang = ctx.lang
+    noun = topic_noun(match.topic, lang)
+    if not match.items:
+        return (Paragraph(say("topic.empty", lang, topic=noun)),)
+    n = len(match.items)
+    blocks: list[Block] = [
+        Paragraph(say("topic.intro", lang, n, n_items=ctx.count(n, "item"), topic=noun))
+    ]
+    for group in TOPIC_GROUPS:
+        hits = sorted(
+            (h for h in match.items if h.group == group), key=lambda h: (-h.score, -h.item.number)
+        )
+        if not hits:
+            continue
+        blocks.append(Subheading(group_title(group, lang)))
+        entries = [entry(ctx, hit) for hit in hits[:GROUP_LIMIT]]
+        if len(hits) > GROUP_LIMIT:
+            entries.append(say("common.more", lang, n=len(hits) - GROUP_LIMIT))
+        blocks.append(BulletList(tuple(entries)))
+    blocks.append(Paragraph(takeaway(ctx, match)))
+    return tuple(blocks)

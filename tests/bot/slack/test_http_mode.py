@@ -1,0 +1,180 @@
+"""HTTP mode end to end: signed requests into the real bolt app, posts into the fake Web API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import messages
+from bot.core import ReportCore
+from bot.slack import build_slack_app, slack_bot, start_http
+from bot.slack.run import HttpServer
+from digest.errors import ConfigError
+from tests.bot.slack.conftest import NOW, SECRET, eventually, logged
+from tests.fakes.slack import (
+    FakeSlack,
+    event_payload,
+    form_body,
+    mention,
+    sign,
+    slash_payload,
+)
+
+
+@pytest.fixture
+async def server(core: ReportCore, web_client: AsyncWebClient) -> AsyncIterator[HttpServer]:
+    app = build_slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
+    running = await start_http(app, 0, host="127.0.0.1")
+    yield running
+    await running.stop(drain_s=5)
+
+
+async def _send(
+    server: HttpServer, body: str, content_type: str, headers: dict[str, str]
+) -> tuple[int, str]:
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            url, data=body.encode(), headers={"Content-Type": content_type, **headers}
+        ) as response,
+    ):
+        return response.status, await response.text()
+
+
+async def _slash(server: HttpServer, text: str, fake: FakeSlack, **kw: Any) -> tuple[int, str]:
+    body = form_body(slash_payload(text, response_url=fake.response_url(), **kw))
+    return await _send(server, body, "application/x-www-form-urlencoded", sign(SECRET, body))
+
+
+async def _event(
+    server: HttpServer, payload: dict[str, Any], retry: int | None = None
+) -> tuple[int, str]:
+    body = json.dumps(payload)
+    headers = sign(SECRET, body)
+    if retry is not None:
+        headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+    return await _send(server, body, "application/json", headers)
+
+
+async def test_signed_slash_command_posts_a_threaded_digest(
+    server: HttpServer, fake: FakeSlack
+) -> None:
+    """A signed /vllm-report is acked with "working on it", then posted as parent + thread."""
+    status, text = await _slash(server, "2026-01-31", fake)
+    assert status == 200
+    assert json.loads(text) == {"response_type": "ephemeral", "text": messages.WORKING}
+    await slack_bot(server.app).jobs.idle()
+    await eventually(lambda: len(fake.posts) >= 2)
+    parent, *replies = fake.posts
+    assert parent["channel"] == "C0000001"
+    assert parent["blocks"][0]["text"]["text"] == "vLLM Development Report - 2026-01-31"
+    assert replies and all(r["thread_ts"] == parent["_ts"] for r in replies)
+    assert fake.called("auth.test")
+
+
+async def test_bad_signature_is_rejected_and_nothing_posted(
+    server: HttpServer, fake: FakeSlack
+) -> None:
+    """A request with a wrong signature gets 401 and causes no Slack call at all."""
+    body = form_body(slash_payload("today"))
+    status, _ = await _send(
+        server, body, "application/x-www-form-urlencoded", sign("not-the-secret", body)
+    )
+    assert status == 401
+    status, _ = await _send(server, body, "application/x-www-form-urlencoded", {})
+    assert status == 401
+    await slack_bot(server.app).jobs.idle()
+    assert fake.calls == [] and fake.responses == []
+
+
+async def test_retried_event_is_answered_once(
+    server: HttpServer, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
+) -> None:
+    """The same event_id delivered again with X-Slack-Retry-Num posts nothing more."""
+    payload = event_payload(mention("2026-01-31", ts="1769839200.000100"), event_id="EvRETRY")
+    for retry in (None, 1, 2):
+        assert (await _event(server, payload, retry))[0] == 200
+    await eventually(lambda: logged(caplog_info, "slack.delivery_duplicate") == 2)
+    await slack_bot(server.app).jobs.idle()
+    parents = [
+        p
+        for p in fake.posts
+        if p["blocks"][0]["type"] == "header" and p["blocks"][0]["text"]["text"].startswith("vLLM")
+    ]
+    assert len(parents) == 1
+    assert all(p["thread_ts"] == "1769839200.000100" for p in fake.posts)
+
+
+async def test_not_in_channel_is_said_ephemerally(server: HttpServer, fake: FakeSlack) -> None:
+    """When the bot may not post in the channel, the user is told how to invite it."""
+    fake.fail("chat.postMessage", "not_in_channel", channel="CPRIVATE")
+    await _slash(server, "2026-01-31", fake, channel="CPRIVATE")
+    await fake.wait_until(lambda: len(fake.responses) == 1)
+    assert fake.responses[0]["text"] == messages.NOT_IN_CHANNEL
+    assert fake.responses[0]["response_type"] == "ephemeral"
+    assert fake.posts == []
+
+
+async def test_core_errors_use_the_shared_wording(server: HttpServer, fake: FakeSlack) -> None:
+    """A window in the future is answered with the shared error wording, ephemerally."""
+    await _slash(server, "2026-03-01", fake, trigger_id="trig-future")
+    await fake.wait_until(lambda: len(fake.responses) == 1)
+    text = fake.responses[0]["text"]
+    assert text.startswith("That window doesn't work:") and "Traceback" not in text
+    assert fake.posts == []
+
+
+async def test_usage_errors_and_help_are_acked_directly(
+    server: HttpServer, fake: FakeSlack
+) -> None:
+    """A command that does not parse, and help, are answered in the acknowledgement itself."""
+    _, text = await _slash(server, "lang:fr today", fake, trigger_id="t-usage")
+    assert json.loads(text)["text"].startswith("Sorry, I didn't understand that:")
+    _, text = await _slash(server, "help", fake, trigger_id="t-help")
+    assert json.loads(text)["text"] == messages.HELP
+    await slack_bot(server.app).jobs.idle()
+    assert fake.posts == []
+
+
+async def test_private_digest_goes_to_a_dm(server: HttpServer, fake: FakeSlack) -> None:
+    """`private` opens a DM with the user and posts the whole digest there."""
+    _, text = await _slash(server, "2026-01-31 private", fake, user="U0000042")
+    assert json.loads(text)["text"] == messages.WORKING_PRIVATE
+    await slack_bot(server.app).jobs.idle()
+    assert fake.called("conversations.open")[0].args["users"] == "U0000042"
+    assert fake.posts and {p["channel"] for p in fake.posts} == {"D0000042"}
+
+
+async def test_unexpected_failure_says_internal_and_logs(
+    core: ReportCore,
+    web_client: AsyncWebClient,
+    fake: FakeSlack,
+    caplog_info: pytest.LogCaptureFixture,
+) -> None:
+    """An unexpected exception reaches the user as the generic message, and the log has it."""
+    fake.fail("chat.postMessage", "invalid_blocks")
+    app = build_slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
+    running = await start_http(app, 0, host="127.0.0.1")
+    try:
+        await _slash(running, "2026-01-31", fake)
+        await fake.wait_until(lambda: len(fake.responses) == 1)
+    finally:
+        await running.stop(drain_s=5)
+    assert fake.responses[0]["text"] == messages.INTERNAL
+    assert logged(caplog_info, "slack.job_failed") == 1
+    assert "xoxb" not in caplog_info.text
+
+
+async def test_http_mode_needs_a_signing_secret(
+    core: ReportCore, web_client: AsyncWebClient
+) -> None:
+    """Without a signing secret the HTTP endpoint refuses to start."""
+    app = build_slack_app(core, web_client, signing_secret=None, clock=lambda: NOW)
+    with pytest.raises(ConfigError):
+        await start_http(app, 0, host="127.0.0.1")

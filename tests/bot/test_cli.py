@@ -1,0 +1,188 @@
+"""The command line end to end: a real process against the fake GitHub over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github import FakeGitHub, refused_url
+from tests.synthetic import DEFAULT_NOW, Dataset, generate
+
+REPO = "vllm-project/vllm"
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+async def _cli(*args: str, env: dict[str, str], tmp: Path) -> Run:
+    full = {**os.environ, **env, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        *args,
+        env=full,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    assert proc.returncode is not None
+    return Run(proc.returncode, out.decode(), err.decode())
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@pytest.fixture
+def day(now: datetime) -> Dataset:
+    return generate(days=1, now=now, seed=3)
+
+
+@pytest.fixture
+async def github(day: Dataset) -> AsyncIterator[FakeGitHub]:
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO, issues=day.issues, comments=day.comments)
+        yield gh
+
+
+async def test_today_as_json_has_exact_counts_within_the_request_budget(
+    github: FakeGitHub, day: Dataset, tmp_path: Path
+) -> None:
+    """`vllm-report today --format json` counts exactly and stays inside DESIGN's budget."""
+    run = await _cli("today", "--format", "json", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
+    assert run.code == 0, run.err
+    digest = json.loads(run.out)
+    start = datetime.fromisoformat(digest["window"]["start"].replace("Z", "+00:00"))
+    end = datetime.fromisoformat(digest["window"]["end"].replace("Z", "+00:00"))
+    assert end - start == timedelta(days=1)
+    expected = day.expected_counts(start, end)
+    assert digest["counts"] == expected.as_dict()
+    issues, comments = day.rows_updated_since(start - timedelta(minutes=2))
+    budget = math.ceil(issues / 100) + math.ceil(comments / 100) + 3
+    assert len(github.requests) <= budget
+    assert [s["id"] for s in digest["sections"]] == [
+        "summary",
+        "topic:rocm",
+        "hot",
+        "trends",
+        "key_changes",
+        "activity",
+        "watch",
+        "appendix",
+    ]
+
+
+async def test_reference_window_in_chinese(tmp_path: Path) -> None:
+    """The reference day prints its exact window and the zh headings."""
+    data = generate(days=1, now=DEFAULT_NOW, seed=1)
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO, issues=data.issues, comments=data.comments)
+        run = await _cli(
+            "2026-03-10",
+            "--tz",
+            "Asia/Shanghai",
+            "--day-start",
+            "11:21",
+            "--lang",
+            "zh",
+            "-v",
+            env={"GITHUB_API_URL": gh.url},
+            tmp=tmp_path,
+        )
+    assert run.code == 0, run.err
+    assert "2026-03-10 11:21 (UTC+8) ~ 2026-03-11 11:21 (UTC+8)" in run.out
+    assert "# vLLM 开发动态报告 - 2026-03-10" in run.out
+    counts = data.expected_counts(*data.day(0))
+    assert (
+        f"新 Issue {counts.new_issues} | 关闭 Issue {counts.closed_issues} | "
+        f"新 PR {counts.new_prs} | 合并 PR {counts.merged_prs} | "
+        f"关闭未合并 PR {counts.closed_unmerged_prs}"
+    ) in run.out
+    for heading in (
+        "📊 每日开发状态摘要",
+        "🎯 AMD/ROCm 生态相关动态",
+        "💬 高热度讨论分析",
+        "🔥 热门话题与趋势分析",
+        "🛠️ 重点技术变更",
+        "📈 开发活跃度观察",
+        "💡 值得关注的问题",
+        "📋 附录：详细数据列表",
+    ):
+        assert heading in run.out
+
+
+async def test_unknown_repository_exit_code(github: FakeGitHub, tmp_path: Path) -> None:
+    """A repository GitHub does not know exits 3 with one clear line."""
+    run = await _cli(
+        "today", "--repo", "nobody/nothing", env={"GITHUB_API_URL": github.url}, tmp=tmp_path
+    )
+    assert run.code == 3
+    assert "couldn't find nobody/nothing" in run.err
+    assert run.err.count("\n") == 1 and "Traceback" not in run.err
+
+
+async def test_rate_limit_exit_code_says_when_it_resets(github: FakeGitHub, tmp_path: Path) -> None:
+    """An exhausted rate limit exits 4, names the reset time and suggests a token."""
+    github.exhaust()
+    run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
+    assert run.code == 4
+    assert "rate limit" in run.err and "resets at" in run.err and "GITHUB_TOKEN" in run.err
+    assert "Traceback" not in run.err
+
+
+async def test_no_network_exit_code(tmp_path: Path) -> None:
+    """GitHub unreachable exits 5 with one line."""
+    run = await _cli(
+        "today", env={"GITHUB_API_URL": refused_url(), "GITHUB_MAX_RETRIES": "0"}, tmp=tmp_path
+    )
+    assert run.code == 5
+    assert "can't be reached" in run.err and "Traceback" not in run.err
+
+
+@pytest.mark.parametrize("window", ["tomorrow", "2099-01-01", "40d", "2026-02-30"])
+async def test_bad_window_exit_code(window: str, tmp_path: Path) -> None:
+    """A malformed or future window exits 2 before any request is made."""
+    run = await _cli(window, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert run.code == 2
+    assert "window" in run.err.lower() or "date" in run.err.lower()
+
+
+async def test_token_never_reaches_output(github: FakeGitHub, tmp_path: Path) -> None:
+    """A GITHUB_TOKEN is sent to GitHub but never printed, even with -v."""
+    run = await _cli(
+        "today",
+        "-v",
+        env={"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "ghp_topsecret123"},
+        tmp=tmp_path,
+    )
+    assert run.code == 0, run.err
+    assert "ghp_topsecret123" not in run.out + run.err
+    assert github.requests and all(
+        "authorization" not in {k.lower() for k in r.headers} for r in github.requests
+    )
+
+
+async def test_second_run_reuses_the_mirror(github: FakeGitHub, tmp_path: Path) -> None:
+    """The same command right after makes at most 2 requests (a fresh sync is reused)."""
+    env = {"GITHUB_API_URL": github.url}
+    first = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+    made = len(github.requests)
+    second = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+    assert first.code == second.code == 0
+    assert len(github.requests) - made <= 2
+    assert json.loads(first.out)["counts"] == json.loads(second.out)["counts"]

@@ -1,0 +1,154 @@
+"""Daily posts through the real Slack and Discord SDKs, against fake servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import messages
+from bot.daily import DailyPoster, DiscordDaily, PlatformUnavailable, SlackDaily
+from bot.discord_bot import build_discord_client
+from bot.discord_bot.endpoints import point_discord_at
+from bot.slack import SlackPoster
+from config.settings import DiscordSettings
+from digest.models import Window
+from tests.bot.serve_support import SCHEDULED, sample_digest, subscription
+from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord
+from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+
+EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "Asia/Shanghai")
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    fake = await start_fake_slack()
+    yield fake
+    await stop_fake_slack(fake)
+
+
+def slack_daily(fake: FakeSlack) -> SlackDaily:
+    client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url)
+    return SlackDaily(SlackPoster(client, pace_s=0.0))
+
+
+async def test_slack_digest_is_a_parent_with_a_thread(slack: FakeSlack) -> None:
+    """The parent message comes first; every section follows in its thread, unfurls off."""
+    digest = await sample_digest()
+    await slack_daily(slack)(subscription(), digest, late=False, quiet=False)
+    parent, *replies = slack.posts
+    assert "thread_ts" not in parent and parent["channel"] == "C0000001"
+    assert replies and all(r["thread_ts"] == parent["_ts"] for r in replies)
+    assert all(p["unfurl_links"] in (False, "false", "0", 0) for p in slack.posts)
+    assert "Posted late" not in json.dumps(parent)
+
+
+async def test_slack_late_digest_says_so(slack: FakeSlack) -> None:
+    """A late post carries a note with the time it was due."""
+    digest = await sample_digest()
+    await slack_daily(slack)(subscription(), digest, late=True, quiet=False)
+    assert "Posted late: this daily digest was due at 2026-02-01 11:21 (UTC+8)" in json.dumps(
+        slack.posts[0], ensure_ascii=False
+    )
+
+
+async def test_slack_quiet_day_is_one_line(slack: FakeSlack) -> None:
+    """A day without activity is one short message, no thread."""
+    digest = await sample_digest(EMPTY)
+    await slack_daily(slack)(subscription(), digest, late=False, quiet=True)
+    assert len(slack.posts) == 1
+    assert slack.posts[0]["text"].startswith("Quiet day in vllm-project/vllm: no new or closed")
+
+
+async def test_slack_parent_failure_raises_so_the_run_is_retried(slack: FakeSlack) -> None:
+    """When the parent cannot be posted the poster raises; nothing is half-posted."""
+    slack.fail("chat.postMessage", "not_in_channel")
+    with pytest.raises(SlackApiError):
+        await slack_daily(slack)(subscription(), await sample_digest(), late=False, quiet=False)
+    assert slack.posts == []
+
+
+async def test_slack_reply_failure_keeps_the_post(slack: FakeSlack) -> None:
+    """A failing reply after the parent is logged, not raised: a retry would double the parent."""
+    digest = await sample_digest()
+    client = AsyncWebClient(token="xoxb-daily", base_url=slack.api_url)
+    poster = SlackDaily(SlackPoster(client, pace_s=0.3))
+    task = asyncio.create_task(poster(subscription(), digest, late=False, quiet=False))
+    await slack.wait_until(lambda: len(slack.posts) >= 1)
+    slack.fail("chat.postMessage", "msg_too_long", times=50)
+    await asyncio.wait_for(task, 5)
+    assert len(slack.posts) == 1
+    assert len(slack.called("chat.postMessage")) == 2
+
+
+@pytest.fixture
+async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
+    """A logged-in Discord client on the fake (gateway READY)."""
+    fake = FakeDiscord()
+    await fake.start()
+    previous = point_discord_at(None, None)
+    settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
+
+    class Subs:
+        async def add(self, s: Any) -> None: ...
+        async def remove(self, p: str, c: str, r: str | None = None) -> list[str]:
+            return []
+        async def list(self, p: str, c: str) -> list[Any]:
+            return []
+
+    from bot.core import ReportCore
+    from config.settings import load_config
+
+    async def never(request: Any) -> Any:
+        raise AssertionError("no digest is built here")
+
+    core = ReportCore(config=load_config(), get_digest=never, clock=lambda: SCHEDULED)
+    client = build_discord_client(core, settings, subscriptions=Subs(), clock=lambda: SCHEDULED,
+                                  sync_commands=False, guild_ready_timeout=0.01)
+    task = asyncio.create_task(client.start(TOKEN))
+    await asyncio.wait_for(client.wait_until_ready(), 5)
+    yield fake, client
+    await client.close()
+    await asyncio.wait_for(task, 5)
+    point_discord_at(*previous)
+    await fake.close()
+
+
+async def test_discord_digest_starts_a_thread(discord_client: tuple[FakeDiscord, Any]) -> None:
+    """Parent message in the channel, a thread from it, the sections inside; no mentions."""
+    fake, client = discord_client
+    await DiscordDaily(client)(subscription("discord", str(CHANNEL_ID)), await sample_digest(),
+                               late=False, quiet=False)
+    parents = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")
+    threads = fake.find("POST", rf"channels/{CHANNEL_ID}/messages/\d+/threads")
+    assert len(parents) == 1 and len(threads) == 1
+    thread_id = threads[0].response["id"]
+    inside = fake.find("POST", rf"channels/{thread_id}/messages")
+    assert inside
+    assert all(c.body["allowed_mentions"]["parse"] == [] for c in [*parents, *inside])
+    assert threads[0].body["name"].startswith("vLLM")
+
+
+async def test_discord_quiet_day_is_one_message(discord_client: tuple[FakeDiscord, Any]) -> None:
+    """A quiet day is a single message and no thread."""
+    fake, client = discord_client
+    await DiscordDaily(client)(subscription("discord", str(CHANNEL_ID)),
+                               await sample_digest(EMPTY), late=False, quiet=True)
+    sent = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")
+    assert len(sent) == 1 and sent[0].body["content"] == messages.quiet_day(
+        "vllm-project/vllm", "2026-03-03 11:21 (UTC+8) ~ 2026-03-04 11:21 (UTC+8)"
+    )
+    assert fake.find("POST", r"threads") == []
+
+
+async def test_unconfigured_platform_is_an_error() -> None:
+    """A subscription of a platform this process does not run is not silently dropped."""
+    with pytest.raises(PlatformUnavailable):
+        await DailyPoster({})(subscription("discord", "1"), await sample_digest(), late=False,
+                              quiet=False)

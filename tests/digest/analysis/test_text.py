@@ -1,0 +1,51 @@
+"""Reading GitHub text: whole words, tags, logs versus prose, first sentences."""
+
+from __future__ import annotations
+
+from digest.analysis.text import (
+    clean_excerpt,
+    first_sentence,
+    is_log_line,
+    title_tags,
+    words_in,
+)
+
+
+def test_whole_words_ignore_case() -> None:
+    """Terms match whole words in any case, and multi-word terms across separators."""
+    assert words_in("Runs on rocm and Mi300x", ("ROCm", "MI300X", "HIP")) == ("ROCm", "MI300X")
+    assert words_in("ownership chip shipping hipster", ("HIP",)) == ()
+    assert words_in("VLLM_ROCM_USE_AITER=1", ("ROCm", "AITER")) == ("ROCm", "AITER")
+    assert words_in("enable cuda-graph capture", ("CUDA graph",)) == ("CUDA graph",)
+
+
+def test_title_tags() -> None:
+    """Bracketed tags are read whole and split on / and spaces."""
+    assert title_tags("[ROCm][CI/Build] Fix") == ("rocm", "ci/build", "ci", "build")
+    assert title_tags("No tags here") == ()
+
+
+def test_log_lines() -> None:
+    """Tracebacks, log records, tables and empty env values are logs; sentences are not."""
+    assert is_log_line('  File "/x/y.py", line 3, in f')
+    assert is_log_line("INFO 03-10 11:21:00 engine.py:1] started")
+    assert is_log_line("ROCM used to build PyTorch: N/A")
+    assert is_log_line("| a | b |")
+    assert not is_log_line("The server crashes when the batch is large.")
+
+
+def test_first_sentence_skips_forms_and_greetings() -> None:
+    """The first sentence skips template headings, environment sections and greetings."""
+    body = (
+        "### Your current environment\n\nGPU: H100 on a long line that is not prose at all\n\n"
+        "### 🚀 The feature, motivation and pitch\n\n"
+        "Hi vLLM team, thanks for vLLM! Request: support INT8 for the KV cache."
+    )
+    assert first_sentence(body) == "Request: support INT8 for the KV cache."
+
+
+def test_first_sentence_drops_unknown_references() -> None:
+    """Links, mentions and issue numbers outside the window are removed from quotes."""
+    body = "Follow-up to #25954: adds a fused pass, see [docs](https://x.y/z) (cc @someone)."
+    assert first_sentence(body) == "adds a fused pass, see docs."
+    assert "#12" in clean_excerpt("Fixes #12 for good.", frozenset({12}))

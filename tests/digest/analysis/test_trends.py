@@ -1,0 +1,64 @@
+"""Trends: names mentioned by at least two items of the window."""
+
+from __future__ import annotations
+
+from digest.analysis.trends import mentions, trends
+from tests.digest.analysis.sample import make_item, sample_analysis
+
+
+def test_a_term_needs_two_items() -> None:
+    """A name in one item is not a trend; in two it is, with both items."""
+    items = [
+        make_item(1, "Qwen3.5 crashes with FP8"),
+        make_item(2, "[Perf] Faster Qwen3.5 decode"),
+        make_item(3, "DeepSeek-V3.2 MTP acceptance"),
+    ]
+    found = {t.term: [i.number for i in t.items] for t in trends(items)}
+    assert found["Qwen3.5"] == [1, 2]
+    assert "DeepSeek-V3.2" not in found
+    assert "FP8" not in found
+
+
+def test_specific_model_names() -> None:
+    """Qwen3.5 is not Qwen3, DeepSeek-V3.2 is not DeepSeek-V3; gpt-oss and Llama are found."""
+    item = make_item(1, "Qwen3.5 vs DeepSeek-V3.2 on gpt-oss-120b and Llama 4 Scout")
+    terms = {t.term for t in mentions(item)}
+    assert {"Qwen3.5", "DeepSeek-V3.2", "gpt-oss", "Llama"} <= terms
+    assert not {"Qwen3", "DeepSeek-V3"} & terms
+
+
+def test_features_and_hardware() -> None:
+    """Features and hardware are recognised with their kind."""
+    item = make_item(
+        1,
+        "MoE with speculative decoding, LoRA, prefix caching and structured output",
+        body="Tested on MI300X, H100, B200 and TPU with an FP8 KV cache.",
+    )
+    kinds = {t.term: t.kind for t in mentions(item)}
+    for term in (
+        "MoE",
+        "speculative decoding",
+        "LoRA",
+        "prefix caching",
+        "structured output",
+        "FP8",
+        "KV cache",
+    ):
+        assert kinds[term] == "feature"
+    for term in ("MI300X", "H100", "B200", "TPU"):
+        assert kinds[term] == "hardware"
+
+
+def test_no_partial_words() -> None:
+    """Words merely containing a name do not mention it (``vision`` is not in ``revision``)."""
+    item = make_item(1, "Bump the revision of the moerkit dependency")
+    assert {t.term for t in mentions(item)} == set()
+
+
+def test_sample_trends() -> None:
+    """The sample's recurring names: attention backends, ROCm, Qwen3, KV cache, CI, accuracy."""
+    found = {t.term: [i.number for i in t.items] for t in sample_analysis().trends}
+    assert found["ROCm"] == [32492, 33463, 33478, 33492]
+    assert found["KV cache"] == [33463, 33480]
+    assert found["Qwen3"] == [32492, 33463]
+    assert all(len(items) >= 2 for items in found.values())

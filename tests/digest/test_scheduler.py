@@ -1,0 +1,407 @@
+"""The exactly-once daily poster (DESIGN section 9), on a real Redis and on SQLite state."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from digest.models import Counts, Digest, Window
+from digest.schedule import Subscription, claim_key, run_on, run_window, runs_between
+from digest.schedule_state import StateLedger, StateSubscriptions
+from digest.scheduler import Backoff, PostLedger, Scheduler, SubscriptionStore
+from digest.service import DigestRequest
+from digest.store.redis_ledger import RedisLedger
+from digest.store.redis_state import RedisState
+from digest.store.sqlite_state import SQLiteState
+from tests.redis_server import sandbox
+
+START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime = START) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, moment: datetime) -> None:
+        self.now = max(self.now, moment)
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+@dataclass
+class World:
+    """Shared state, a clock, and what was built and posted."""
+
+    clock: Clock
+    ledger: PostLedger
+    subscriptions: SubscriptionStore
+    builds: list[DigestRequest] = field(default_factory=list)
+    posts: list[tuple[str, datetime, bool, bool]] = field(default_factory=list)
+    quiet_repos: set[str] = field(default_factory=set)
+    build_failures: int = 0
+    post_failures: int = 0
+
+    def request(self, sub: Subscription, window: Window) -> DigestRequest:
+        return DigestRequest(repo=sub.repo, window=window, lang=sub.lang,
+                             writer=sub.writer or "template", topics=())
+
+    async def build(self, request: DigestRequest) -> Digest:
+        if self.build_failures:
+            self.build_failures -= 1
+            raise RuntimeError("writer exploded")
+        self.builds.append(request)
+        quiet = request.repo in self.quiet_repos
+        return Digest(
+            repo=request.repo, window=request.window, lang=request.lang,
+            counts=Counts(0, 0, 0, 0, 0) if quiet else Counts(3, 1, 4, 1, 5), sections=(),
+            generated_at=self.clock(), synced_at=None,
+            repo_url=f"https://github.com/{request.repo}",
+        )
+
+    async def post(self, sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
+        if self.post_failures:
+            self.post_failures -= 1
+            raise ConnectionError("chat platform unavailable")
+        self.posts.append((sub.id, digest.window.end, late, quiet))
+
+    def scheduler(self, **kw: object) -> Scheduler:
+        options: dict[str, object] = {
+            "subscriptions": self.subscriptions, "ledger": self.ledger, "request": self.request,
+            "build": self.build, "post": self.post, "clock": self.clock,
+        }
+        options.update(kw)
+        return Scheduler(**options)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["redis", "sqlite"])
+async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
+    """Scheduler dependencies on a real Redis (clock-driven ledger) or on SQLite state."""
+    clock = Clock()
+    if request.param == "redis":
+        async with sandbox() as box:
+            state = RedisState(box.client, prefix=box.prefix)
+            yield World(clock, RedisLedger(box.client, prefix=box.prefix),
+                        StateSubscriptions(state))
+        return
+    sqlite = SQLiteState(":memory:", clock=clock)
+    yield World(clock, StateLedger(sqlite), StateSubscriptions(sqlite))
+    await sqlite.close()
+
+
+def berlin(channel: str = "C1", time: str = "09:00", **kw: object) -> Subscription:
+    fields: dict[str, object] = {"platform": "slack", "channel": channel,
+                                 "repo": "vllm-project/vllm", "time": time,
+                                 "timezone": "Europe/Berlin"}
+    fields.update(kw)
+    return Subscription(**fields)  # type: ignore[arg-type]
+
+
+async def test_posts_once_at_the_scheduled_time(world: World) -> None:
+    """Nothing before 09:00 local; one post at 09:00; nothing more that day."""
+    await world.subscriptions.put_subscription(berlin())
+    sched = world.scheduler()
+    world.clock.set(datetime(2026, 3, 2, 7, 59, tzinfo=UTC))
+    assert await sched.tick() == 0
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await sched.tick() == 1
+    world.clock.advance(timedelta(hours=1))
+    assert await sched.tick() == 0
+    assert world.posts == [("slack:C1:vllm-project/vllm", datetime(2026, 3, 2, 8, 0, tzinfo=UTC),
+                            False, False)]
+
+
+async def test_hundred_subscriptions_at_one_time_share_one_build(world: World) -> None:
+    """100 channels due together for the same repository and language cause one build."""
+    for n in range(100):
+        await world.subscriptions.put_subscription(berlin(f"C{n:03d}"))
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await world.scheduler().tick() == 100
+    assert len(world.builds) == 1
+    assert len({p[0] for p in world.posts}) == 100
+
+
+async def test_different_languages_get_their_own_build(world: World) -> None:
+    """Channels due together in zh and en share nothing but the schedule."""
+    await world.subscriptions.put_subscription(berlin("C1"))
+    await world.subscriptions.put_subscription(berlin("C2", lang="zh"))
+    await world.subscriptions.put_subscription(berlin("C3", lang="zh"))
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await world.scheduler().tick() == 3
+    assert sorted(b.lang for b in world.builds) == ["en", "zh"]
+
+
+async def test_failed_post_is_released_and_retried_with_backoff(world: World) -> None:
+    """A failing post is retried after 1, 2, then 4 minutes and posted once it works."""
+    await world.subscriptions.put_subscription(berlin())
+    sched = world.scheduler(backoff=Backoff(first=timedelta(minutes=1)))
+    world.post_failures = 3
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    attempts: list[datetime] = []
+    while not world.posts:
+        assert world.clock() < datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+        before = world.post_failures
+        await sched.tick()
+        if world.post_failures != before or world.posts:
+            attempts.append(world.clock())
+        world.clock.advance(timedelta(seconds=30))
+    base = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+    assert [a - base for a in attempts] == [timedelta(minutes=m) for m in (0, 1, 3, 7)]
+    assert len(world.posts) == 1
+
+
+async def test_a_failed_post_can_be_taken_over_by_another_replica(world: World) -> None:
+    """The claim of a failed post is released at once, so another replica posts it."""
+    await world.subscriptions.put_subscription(berlin())
+    first, second = world.scheduler(), world.scheduler()
+    world.post_failures = 1
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await first.tick() == 0
+    assert await second.tick() == 1
+    assert await first.tick() == 0
+
+
+async def test_failed_build_is_retried(world: World) -> None:
+    """A build that fails releases every claim of its group and is retried."""
+    await world.subscriptions.put_subscription(berlin("C1"))
+    await world.subscriptions.put_subscription(berlin("C2"))
+    sched = world.scheduler()
+    world.build_failures = 1
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await sched.tick() == 0
+    world.clock.advance(timedelta(minutes=1))
+    assert await sched.tick() == 2
+    assert sched.counters["build_errors"] == 1
+
+
+async def test_missed_post_is_caught_up_late_within_grace(world: World) -> None:
+    """After three hours of downtime the 09:00 post is made, flagged late."""
+    await world.subscriptions.put_subscription(berlin())
+    world.clock.set(datetime(2026, 3, 2, 11, 0, tzinfo=UTC))
+    assert await world.scheduler().tick() == 1
+    assert world.posts[0][2] is True
+
+
+async def test_post_older_than_grace_is_skipped(world: World) -> None:
+    """After seven hours of downtime the 09:00 post is not made any more."""
+    await world.subscriptions.put_subscription(berlin())
+    world.clock.set(datetime(2026, 3, 2, 15, 0, tzinfo=UTC))
+    assert await world.scheduler(grace=timedelta(hours=6)).tick() == 0
+
+
+async def test_new_subscription_does_not_catch_up_earlier_runs(world: World) -> None:
+    """Subscribing at 10:00 for 09:00 starts with tomorrow's post."""
+    await world.subscriptions.put_subscription(
+        berlin(since=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    )
+    sched = world.scheduler()
+    world.clock.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    assert await sched.tick() == 0
+    world.clock.set(datetime(2026, 3, 3, 8, 0, tzinfo=UTC))
+    assert await sched.tick() == 1
+
+
+async def test_quiet_day_is_flagged(world: World) -> None:
+    """A window with no activity is posted with the quiet flag."""
+    world.quiet_repos.add("vllm-project/vllm")
+    await world.subscriptions.put_subscription(berlin())
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    await world.scheduler().tick()
+    assert world.posts[0][3] is True
+
+
+async def test_claim_lost_during_a_slow_build_is_not_posted_twice(world: World) -> None:
+    """A replica whose claim expired while it built does not post what another replica posted."""
+    await world.subscriptions.put_subscription(berlin())
+    other = world.scheduler(owner="other")
+
+    async def slow_build(request: DigestRequest) -> Digest:
+        world.clock.advance(timedelta(minutes=11))
+        assert await other.tick() == 1
+        return await world.build(request)
+
+    slow = world.scheduler(owner="slow", build=slow_build, claim_ttl=timedelta(minutes=10))
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await slow.tick() == 0
+    assert len(world.posts) == 1
+    assert slow.counters["claims_lost"] == 1
+
+
+async def test_cancelled_post_releases_its_claim(world: World) -> None:
+    """A pass cancelled in the middle of a post leaves the run to the next pass."""
+    await world.subscriptions.put_subscription(berlin())
+    started = asyncio.Event()
+
+    async def hanging_post(sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    task = asyncio.create_task(world.scheduler(post=hanging_post).tick())
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await world.scheduler().tick() == 1
+
+
+async def test_run_forever_sleeps_until_the_next_run_and_stops(world: World) -> None:
+    """run_forever posts each day at the scheduled time and returns when stopped."""
+    await world.subscriptions.put_subscription(berlin())
+    stop = asyncio.Event()
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        world.clock.advance(timedelta(seconds=seconds))
+        if len(world.posts) >= 3:
+            stop.set()
+        await asyncio.sleep(0)
+
+    sched = world.scheduler(sleep=sleep, poll=timedelta(hours=12))
+    await asyncio.wait_for(sched.run_forever(stop), 10)
+    assert [p[1] for p in world.posts] == [
+        datetime(2026, 3, d, 8, 0, tzinfo=UTC) for d in (1, 2, 3)
+    ]
+    assert max(waits) <= 12 * 3600
+
+
+async def test_ledger_claims_are_exclusive_and_expire(world: World) -> None:
+    """A held claim blocks others until it expires; a posted run can never be claimed."""
+    ledger, now, ttl = world.ledger, world.clock(), timedelta(minutes=10)
+    assert await ledger.claim("k", "a", now, ttl)
+    assert not await ledger.claim("k", "b", now, ttl)
+    world.clock.advance(timedelta(minutes=11))
+    assert await ledger.claim("k", "b", world.clock(), ttl)
+    assert not await ledger.extend("k", "a", world.clock(), ttl)
+    await ledger.release("k", "a")
+    assert not await ledger.claim("k", "c", world.clock(), ttl)
+    await ledger.mark_posted("k", "b", world.clock(), timedelta(days=1))
+    await ledger.release("k", "b")
+    assert await ledger.is_posted("k")
+    world.clock.advance(timedelta(hours=1))
+    assert not await ledger.claim("k", "c", world.clock(), ttl)
+
+
+# -- the 60-day simulation ---------------------------------------------------------------------
+
+
+class Crash(BaseException):
+    """A replica dying: nothing is released, nothing else runs."""
+
+
+SIM_SUBSCRIPTIONS = [
+    Subscription("slack", "C-berlin-0230", "vllm-project/vllm", "02:30", "Europe/Berlin"),
+    Subscription("slack", "C-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin"),
+    Subscription("discord", "D-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin",
+                 lang="zh"),
+    Subscription("discord", "D-ny-0130", "vllm-project/vllm", "01:30", "America/New_York"),
+    Subscription("slack", "C-ny-0230", "sgl-project/sglang", "02:30", "America/New_York"),
+    Subscription("slack", "C-ny-0900", "vllm-project/vllm", "09:00", "America/New_York"),
+    Subscription("slack", "C-sh-1121", "vllm-project/vllm", "11:21", "Asia/Shanghai"),
+]
+
+
+@dataclass
+class Replica:
+    scheduler: Scheduler
+    alive: bool = True
+    restart_at: datetime | None = None
+
+
+async def test_sixty_days_three_replicas_random_crashes_exactly_once() -> None:
+    """Three replicas on one Redis over 60 days with crashes: one post per subscription per day."""
+    rng = random.Random(20260301)
+    clock = Clock(datetime(2026, 2, 20, 0, 0, tzinfo=UTC))  # Berlin and New York change in March
+    end = clock() + timedelta(days=60)
+    posts: Counter[tuple[str, datetime]] = Counter()
+    crashes = builds = 0
+    async with sandbox() as box:
+        subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))
+        for sub in SIM_SUBSCRIPTIONS:
+            await subs.put_subscription(sub)
+        ledger = RedisLedger(box.client, prefix=box.prefix)
+
+        def replica() -> Replica:
+            me: Replica
+
+            def maybe_crash() -> None:
+                nonlocal crashes
+                if not me.alive:
+                    raise Crash
+                if rng.random() < 0.08:
+                    crashes += 1
+                    me.alive = False
+                    me.restart_at = clock() + timedelta(minutes=rng.randint(1, 240))
+                    raise Crash
+
+            def request(sub: Subscription, window: Window) -> DigestRequest:
+                return DigestRequest(sub.repo, window, sub.lang, sub.writer or "template", ())
+
+            async def build(req: DigestRequest) -> Digest:
+                nonlocal builds
+                maybe_crash()
+                builds += 1
+                return Digest(req.repo, req.window, req.lang, Counts(1, 0, 0, 0, 0), (), clock(),
+                              None, f"https://github.com/{req.repo}")
+
+            async def post(sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
+                maybe_crash()
+                posts[(sub.id, digest.window.end)] += 1
+
+            me = Replica(Scheduler(subscriptions=subs, ledger=ledger, request=request,
+                                   build=build, post=post, clock=clock,
+                                   poll=timedelta(minutes=30)))
+            return me
+
+        replicas = [replica() for _ in range(3)]
+        ticks = 0
+        while clock() < end:
+            for index, rep in enumerate(replicas):
+                if not rep.alive and rep.restart_at is not None and rep.restart_at <= clock():
+                    replicas[index] = rep = replica()
+            for rep in rng.sample(replicas, len(replicas)):
+                if rep.alive:
+                    ticks += 1
+                    with contextlib.suppress(Crash):
+                        await rep.scheduler.tick()
+            wakes = [r.scheduler.next_wake() for r in replicas if r.alive]
+            wakes += [r.restart_at for r in replicas if not r.alive and r.restart_at is not None]
+            clock.set(min(wakes))
+
+    expected = {
+        (sub.id, run)
+        for sub in SIM_SUBSCRIPTIONS
+        for run in runs_between(sub, datetime(2026, 2, 20, 0, 0, tzinfo=UTC),
+                                end - timedelta(hours=6))
+    }
+    doubled = {k: n for k, n in posts.items() if n > 1}
+    assert doubled == {}
+    assert expected - set(posts) == set()
+    assert crashes >= 10, crashes
+    assert builds >= len(SIM_SUBSCRIPTIONS) and ticks < 20_000
+    # every DST change was crossed, and on each local date each subscription posted once
+    for sub in SIM_SUBSCRIPTIONS:
+        days = [run.astimezone(sub.tz).date() for (sid, run) in posts if sid == sub.id]
+        assert len(days) == len(set(days))
+    assert run_on(SIM_SUBSCRIPTIONS[0], date(2026, 3, 29)) in {r for (_, r) in posts}
+
+
+def test_claim_keys_in_the_simulation_differ_per_day() -> None:
+    """Each subscription and day has its own claim key, even across DST changes."""
+    for sub in SIM_SUBSCRIPTIONS:
+        runs = runs_between(sub, START, START + timedelta(days=60))
+        keys = {claim_key(sub, run_window(sub, r)) for r in runs}
+        assert len(keys) == len(runs)

@@ -1,0 +1,100 @@
+"""Window rules (DESIGN section 2)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from digest.errors import BadWindow
+from digest.windows import format_window, parse_window, title_date
+
+NOW = datetime(2026, 3, 12, 8, 30, 45, tzinfo=UTC)
+
+
+def test_date_window_matches_the_reference_report() -> None:
+    """2026-03-10 with Asia/Shanghai and 11:21 is the reference report's exact window."""
+    window = parse_window("2026-03-10", now=NOW, timezone="Asia/Shanghai", day_start="11:21")
+    assert window.start == datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
+    assert window.end == datetime(2026, 3, 11, 3, 21, tzinfo=UTC)
+    assert format_window(window) == "2026-03-10 11:21 (UTC+8) ~ 2026-03-11 11:21 (UTC+8)"
+    assert title_date(window) == "2026-03-10"
+
+
+def test_today_is_the_24_hours_ending_now_rounded_to_the_minute() -> None:
+    """today ends at now (floored to the minute) and starts 24 h earlier."""
+    window = parse_window("today", now=NOW)
+    assert window.end == datetime(2026, 3, 12, 8, 30, tzinfo=UTC)
+    assert window.end - window.start == timedelta(days=1)
+    assert window.ends_now
+
+
+def test_yesterday_is_the_24_hours_before_today() -> None:
+    """yesterday ends where today starts."""
+    today = parse_window("today", now=NOW)
+    yesterday = parse_window("yesterday", now=NOW)
+    assert yesterday.end == today.start
+    assert yesterday.end - yesterday.start == timedelta(days=1)
+
+
+@pytest.mark.parametrize(("spec", "days"), [("week", 7), ("7d", 7), ("3d", 3), ("31d", 31)])
+def test_n_day_windows_end_now(spec: str, days: int) -> None:
+    """week and Nd are N×24 hours ending now."""
+    window = parse_window(spec, now=NOW)
+    assert window.end - window.start == timedelta(days=days)
+
+
+def test_date_range_runs_from_first_cutoff_to_the_cutoff_after_the_last_date() -> None:
+    """DATE..DATE covers whole report days in the repository's timezone."""
+    window = parse_window(
+        "2026-03-01..2026-03-03", now=NOW, timezone="Asia/Shanghai", day_start="11:21"
+    )
+    assert window.start == datetime(2026, 3, 1, 3, 21, tzinfo=UTC)
+    assert window.end == datetime(2026, 3, 4, 3, 21, tzinfo=UTC)
+    assert title_date(window) == "2026-03-01 ~ 2026-03-03"
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "tomorrow",
+        "2026-13-01",
+        "2026-03-40",
+        "32d",
+        "0d",
+        "2026-03-10..2026-03-01",
+        "2026-01-01..2026-03-01",
+        "2027-01-01",
+        "1d2",
+    ],
+)
+def test_bad_windows_are_clear_errors(spec: str) -> None:
+    """Malformed, future, reversed or too-long windows raise BadWindow, never a guess."""
+    with pytest.raises(BadWindow):
+        parse_window(spec, now=NOW)
+
+
+def test_unknown_timezone_is_a_clear_error() -> None:
+    """A timezone that is not an IANA name is refused with a hint."""
+    with pytest.raises(BadWindow, match="IANA"):
+        parse_window("today", now=NOW, timezone="Mars/Olympus")
+
+
+def test_window_in_progress_is_clamped_to_now() -> None:
+    """Today's date window ends at now while the day is still running."""
+    window = parse_window("2026-03-12", now=NOW, timezone="UTC", day_start="00:00")
+    assert window.end == datetime(2026, 3, 12, 8, 30, tzinfo=UTC)
+    assert window.ends_now
+
+
+def test_offsets_with_minutes_and_negative_offsets() -> None:
+    """Offsets print as UTC+5:30 and UTC-4 (DST in New York)."""
+    india = parse_window("2026-03-10", now=NOW, timezone="Asia/Kolkata", day_start="09:00")
+    assert format_window(india).startswith("2026-03-10 09:00 (UTC+5:30)")
+    ny = parse_window(
+        "2026-07-01",
+        now=datetime(2026, 8, 1, tzinfo=UTC),
+        timezone="America/New_York",
+        day_start="09:00",
+    )
+    assert "(UTC-4)" in format_window(ny)

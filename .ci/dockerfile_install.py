@@ -23,8 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRUBBED = ("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_", "REDIS_", "PIP_",
-            "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+SCRUBBED = (
+    "GITHUB_",
+    "SLACK_",
+    "DISCORD_",
+    "LLM_",
+    "VLLM_REPORT_",
+    "REDIS_",
+    "PIP_",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHOME",
+)
 
 
 @dataclass
@@ -69,8 +79,9 @@ def copy_in(sources: list[str], dest: Path) -> None:
         src = ROOT / source
         target = dest / Path(source).name if dest.is_dir() and len(sources) > 1 else dest
         if src.is_dir():
-            shutil.copytree(src, target, ignore=lambda d, names: [
-                n for n in names if ignored(Path(d) / n)])
+            shutil.copytree(
+                src, target, ignore=lambda d, names: [n for n in names if ignored(Path(d) / n)]
+            )
         else:
             if not src.exists():
                 sys.exit(f"COPY source {source} is missing from the checkout")
@@ -106,27 +117,34 @@ def main() -> int:
                 copy_in(sources, target)
             elif keyword == "RUN":
                 print(f"+ RUN {rest}", flush=True)
-                subprocess.run(["bash", "-euo", "pipefail", "-c", rest], cwd=workdir, env=env,
-                               check=True)
+                subprocess.run(
+                    ["bash", "-euo", "pipefail", "-c", rest], cwd=workdir, env=env, check=True
+                )
         runtime_env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED)}
         for keyword, rest in runtime.instructions:
             if keyword == "ENV":
                 for key, value in env_pairs(rest):
                     value = value.replace("$PATH", runtime_env.get("PATH", ""))
-                    value = re.sub(r"(^|:)/opt/venv", lambda m: m[1] + str(top / "opt/venv"),
-                                   value)
+                    value = re.sub(r"(^|:)/opt/venv", lambda m: m[1] + str(top / "opt/venv"), value)
                     runtime_env[key] = value
         runtime_env["VLLM_REPORT_DB"] = str(top / "data" / "mirror.sqlite3")
         runtime_env["VLLM_REPORT_HTTP_PORT"] = "9"  # nothing listens there
         entry = shlex.split(dict(runtime.instructions)["ENTRYPOINT"].strip("[]").replace(",", " "))
-        result = subprocess.run([*entry, "serve"], env=runtime_env, cwd=top,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [*entry, "serve"], env=runtime_env, cwd=top, capture_output=True, text=True, timeout=120
+        )
         print(result.stderr, end="")
         if result.returncode != 6 or "no chat front end is configured" not in result.stderr:
             print(f"FAIL: serve without tokens exited {result.returncode}", file=sys.stderr)
             return 1
-        health = subprocess.run(["python", "-m", "bot.healthcheck"], env=runtime_env, cwd=top,
-                                capture_output=True, text=True, timeout=60)
+        health = subprocess.run(
+            ["python", "-m", "bot.healthcheck"],
+            env=runtime_env,
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if health.returncode != 1:
             print(f"FAIL: health check exited {health.returncode}", file=sys.stderr)
             return 1

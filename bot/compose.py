@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,8 +112,12 @@ async def build_runtime(
     *,
     clock: Callable[[], datetime] = utcnow,
     transport: httpx.AsyncBaseTransport | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> AsyncIterator[Runtime]:
-    """Build every client from ``settings`` and close them all on exit."""
+    """Build every client from ``settings`` and close them all on exit.
+
+    ``sleep`` is what the GitHub client waits with (backoff, ``Retry-After``).
+    """
     async with AsyncExitStack() as stack:
         gh = settings.github
         http = httpx.AsyncClient(
@@ -130,6 +135,7 @@ async def build_runtime(
             http,
             token=gh.token.get_secret_value() if gh.token else None,
             policy=RetryPolicy(attempts=max(1, gh.max_retries + 1)),
+            sleep=sleep,
             clock=clock,
         )
         store, state, fallback_store = await _storage(settings, stack, clock)

@@ -70,8 +70,10 @@ class SlackDaily:
             try:
                 await self._poster.post(channel, reply, thread_ts=parent_ts)
             except SlackApiError as exc:
-                log.warning("schedule.reply_failed",
-                            extra={"platform": "slack", "channel": channel, "error": str(exc)})
+                log.warning(
+                    "schedule.reply_failed",
+                    extra={"platform": "slack", "channel": channel, "error": str(exc)},
+                )
                 return
 
 
@@ -99,15 +101,22 @@ class DiscordDaily:
         try:
             if isinstance(channel, discord.TextChannel):
                 target = await channel.create_thread(
-                    name=post.thread_name, message=parent,
+                    name=post.thread_name,
+                    message=parent,
                     auto_archive_duration=THREAD_ARCHIVE_MINUTES,
                 )
             for spec in post.thread:
                 await target.send(**message_kwargs(spec))
         except discord.HTTPException as exc:
-            log.warning("schedule.reply_failed",
-                        extra={"platform": "discord", "channel": subscription.channel,
-                               "status": exc.status, "code": exc.code})
+            log.warning(
+                "schedule.reply_failed",
+                extra={
+                    "platform": "discord",
+                    "channel": subscription.channel,
+                    "status": exc.status,
+                    "code": exc.code,
+                },
+            )
 
 
 class DailyPoster:

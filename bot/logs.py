@@ -32,8 +32,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
-def configure(*, json_lines: bool, level: int = logging.INFO, stream: TextIO | None = None
-              ) -> logging.Handler:
+def configure(
+    *, json_lines: bool, level: int = logging.INFO, stream: TextIO | None = None
+) -> logging.Handler:
     """Send every log record to ``stream`` (stderr), as JSON lines when ``json_lines``."""
     handler = logging.StreamHandler(stream or sys.stderr)
     if json_lines:

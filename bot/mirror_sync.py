@@ -51,8 +51,10 @@ class MirrorSync:
                 await self._sync.ensure(repo, window)
             except DigestError as exc:
                 self.counters["sync_errors"] += 1
-                log.warning("sync.failed",
-                            extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)})
+                log.warning(
+                    "sync.failed",
+                    extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
+                )
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Sync now, then every ``interval``, until ``stop`` is set."""
@@ -62,8 +64,9 @@ class MirrorSync:
                 await asyncio.wait_for(stop.wait(), self._interval.total_seconds())
 
 
-def followed_repos(default_repo: str, configured: Iterable[str], subscribed: Iterable[str]
-                   ) -> list[str]:
+def followed_repos(
+    default_repo: str, configured: Iterable[str], subscribed: Iterable[str]
+) -> list[str]:
     """The repositories to keep fresh, each once (case-insensitively), in a stable order."""
     seen: dict[str, str] = {}
     for name in (default_repo, *configured, *subscribed):

@@ -75,8 +75,10 @@ class Plan:
 
     @property
     def front_ends(self) -> tuple[str, ...]:
-        return (*((f"slack-{self.slack}",) if self.slack else ()),
-                *(("discord",) if self.discord else ()))
+        return (
+            *((f"slack-{self.slack}",) if self.slack else ()),
+            *(("discord",) if self.discord else ()),
+        )
 
 
 def plan(settings: Settings) -> Plan:
@@ -91,8 +93,10 @@ def plan(settings: Settings) -> Plan:
         elif s.mode == "http":
             problems.append("Slack HTTP mode needs SLACK_SIGNING_SECRET")
         else:
-            problems.append("Slack Socket Mode needs SLACK_APP_TOKEN (or set "
-                            "SLACK_SIGNING_SECRET and SLACK_MODE=http)")
+            problems.append(
+                "Slack Socket Mode needs SLACK_APP_TOKEN (or set "
+                "SLACK_SIGNING_SECRET and SLACK_MODE=http)"
+            )
     elif s.app_token is not None or s.signing_secret is not None:
         problems.append("Slack needs SLACK_BOT_TOKEN")
     return Plan(slack, settings.discord.token is not None, tuple(problems))
@@ -174,11 +178,14 @@ class BotProcess:
         self._start_sync()
         self._register_metrics()
         self.health = await start_health(
-            health_app(self.components.status, self.metrics), self.http_host,
+            health_app(self.components.status, self.metrics),
+            self.http_host,
             self.settings.http_port,
         )
-        log.info("serve.started", extra={"front_ends": list(self.plan.front_ends),
-                                         "http_port": self.health.port})
+        log.info(
+            "serve.started",
+            extra={"front_ends": list(self.plan.front_ends), "http_port": self.health.port},
+        )
         self.started.set()
         failed = await self._watch()
         await self._shutdown()
@@ -192,30 +199,40 @@ class BotProcess:
         if self.plan.slack:
             token = settings.slack.bot_token
             assert token is not None
-            web_client = AsyncWebClient(token=token.get_secret_value(),
-                                        base_url=settings.slack.api_url)
+            web_client = AsyncWebClient(
+                token=token.get_secret_value(), base_url=settings.slack.api_url
+            )
             secret = settings.slack.signing_secret
             app = build_slack_app(
-                core, web_client,
+                core,
+                web_client,
                 signing_secret=secret.get_secret_value() if secret is not None else None,
-                state=self.runtime.state, clock=self.clock,
-                subscriptions=self.channel_subscriptions, pace_s=self.slack_pace_s,
+                state=self.runtime.state,
+                clock=self.clock,
+                subscriptions=self.channel_subscriptions,
+                pace_s=self.slack_pace_s,
             )
             if self.plan.slack == "socket":
                 app_token = settings.slack.app_token
                 assert app_token is not None
-                self.components.start("slack", run_socket_mode(
-                    app, app_token.get_secret_value(), stop=self.stop, drain_s=self.drain_s))
+                self.components.start(
+                    "slack",
+                    run_socket_mode(
+                        app, app_token.get_secret_value(), stop=self.stop, drain_s=self.drain_s
+                    ),
+                )
             else:
-                self.components.start("slack", run_http(
-                    app, settings.slack.port, stop=self.stop, drain_s=self.drain_s))
+                self.components.start(
+                    "slack",
+                    run_http(app, settings.slack.port, stop=self.stop, drain_s=self.drain_s),
+                )
             posters["slack"] = SlackDaily(SlackPoster(web_client, pace_s=self.slack_pace_s))
         if self.plan.discord:
             discord_token = settings.discord.token
             assert discord_token is not None
-            client = build_discord_client(core, settings.discord,
-                                          subscriptions=self.channel_subscriptions,
-                                          clock=self.clock)
+            client = build_discord_client(
+                core, settings.discord, subscriptions=self.channel_subscriptions, clock=self.clock
+            )
             self.discord_client = client
             self.components.start("discord", client.start(discord_token.get_secret_value()))
             posters["discord"] = DiscordDaily(client)
@@ -228,12 +245,14 @@ class BotProcess:
         self.scheduler = Scheduler(
             subscriptions=self.subscriptions,
             ledger=ledger_for(self.runtime.state),
-            request=ScheduledRequests(self.config, default_writer=core.default_writer,
-                                      writers=writers),
+            request=ScheduledRequests(
+                self.config, default_writer=core.default_writer, writers=writers
+            ),
             build=core.build,
             post=DailyPoster(posters),
             clock=self.clock,
             grace=timedelta(hours=self.settings.schedule_grace_hours),
+            platforms=tuple(posters),
         )
         self.components.start("scheduler", self.scheduler.run_forever(self.stop))
 
@@ -247,8 +266,12 @@ class BotProcess:
             subs = await self.subscriptions.all_subscriptions()
             return followed_repos(config.default_repo, config.repos, (s.repo for s in subs))
 
-        self.sync = MirrorSync(syncer, repos, clock=self.clock,
-                               interval=timedelta(minutes=self.settings.sync_interval_minutes))
+        self.sync = MirrorSync(
+            syncer,
+            repos,
+            clock=self.clock,
+            interval=timedelta(minutes=self.settings.sync_interval_minutes),
+        )
         self.components.start("sync", self.sync.run_forever(self.stop))
 
     def _register_metrics(self) -> None:
@@ -256,30 +279,63 @@ class BotProcess:
         assert sched is not None
         builder = getattr(self.runtime, "builder", None)
         if builder is not None and hasattr(builder, "builds"):
-            m.counter("digests_built", "Digests built (cache misses), on demand and daily.",
-                      lambda: float(builder.builds))
-        m.counter("daily_digests_built", "Digest builds requested by the daily scheduler.",
-                  lambda: sched.counters["digests_built"])
+            m.counter(
+                "digests_built",
+                "Digests built (cache misses), on demand and daily.",
+                lambda: float(builder.builds),
+            )
+        m.counter(
+            "daily_digests_built",
+            "Digest builds requested by the daily scheduler.",
+            lambda: sched.counters["digests_built"],
+        )
         m.counter("posts_made", "Daily posts made.", lambda: sched.counters["posts_made"])
-        m.counter("post_errors", "Daily posts that failed and were released for a retry.",
-                  lambda: sched.counters["post_errors"])
-        m.counter("build_errors", "Daily digest builds that failed.",
-                  lambda: sched.counters["build_errors"])
-        m.counter("claims_lost", "Daily posts given up because another replica took over.",
-                  lambda: sched.counters["claims_lost"])
-        m.gauge("subscriptions", "Subscriptions seen by the scheduler's last pass.",
-                lambda: sched.subscription_count)
-        m.gauge("scheduler_last_tick_timestamp_seconds", "When the scheduler last ran a pass.",
-                lambda: sched.last_tick.timestamp() if sched.last_tick else 0.0)
-        m.counter("sync_requests", "Background mirror syncs started.",
-                  lambda: sync.counters["sync_requests"] if sync else 0.0)
-        m.counter("sync_errors", "Background mirror syncs that failed.",
-                  lambda: sync.counters["sync_errors"] if sync else 0.0)
+        m.counter(
+            "post_errors",
+            "Daily posts that failed and were released for a retry.",
+            lambda: sched.counters["post_errors"],
+        )
+        m.counter(
+            "build_errors",
+            "Daily digest builds that failed.",
+            lambda: sched.counters["build_errors"],
+        )
+        m.counter(
+            "claims_lost",
+            "Daily posts given up because another replica took over.",
+            lambda: sched.counters["claims_lost"],
+        )
+        m.gauge(
+            "subscriptions",
+            "Subscriptions seen by the scheduler's last pass.",
+            lambda: sched.subscription_count,
+        )
+        m.gauge(
+            "scheduler_last_tick_timestamp_seconds",
+            "When the scheduler last ran a pass.",
+            lambda: sched.last_tick.timestamp() if sched.last_tick else 0.0,
+        )
+        m.counter(
+            "sync_requests",
+            "Background mirror syncs started.",
+            lambda: sync.counters["sync_requests"] if sync else 0.0,
+        )
+        m.counter(
+            "sync_errors",
+            "Background mirror syncs that failed.",
+            lambda: sync.counters["sync_errors"] if sync else 0.0,
+        )
         errors = self.errors
-        m.counter("errors", "Error records logged by the process.",
-                  lambda: errors.count if errors else 0.0)
-        m.gauge("front_ends", "Chat front ends configured in this process.",
-                lambda: float(len(self.plan.front_ends)))
+        m.counter(
+            "errors",
+            "Error records logged by the process.",
+            lambda: errors.count if errors else 0.0,
+        )
+        m.gauge(
+            "front_ends",
+            "Chat front ends configured in this process.",
+            lambda: float(len(self.plan.front_ends)),
+        )
 
     # -- running and stopping ---------------------------------------------------------------
 
@@ -298,24 +354,32 @@ class BotProcess:
         for name, task in self.components.tasks.items():
             if task.done():
                 error = None if task.cancelled() else task.exception()
-                log.error("serve.component_ended",
-                          extra={"component": name, "error": repr(error) if error else None})
+                log.error(
+                    "serve.component_ended",
+                    extra={"component": name, "error": repr(error) if error else None},
+                )
         self.stop.set()
         return True
 
     async def _shutdown(self) -> None:
+        """Posts in flight first (Slack drains, the scheduler ends its pass), then Discord."""
         self.stop.set()
+        tasks = self.components.tasks
+        pending: set[asyncio.Task[Any]] = set()
+        draining = [task for name, task in tasks.items() if name != "discord"]
+        if draining:
+            _, pending = await asyncio.wait(draining, timeout=self.drain_s)
         if self.discord_client is not None:
             await self.discord_client.close()
-        tasks = self.components.tasks
-        if tasks:
-            _, pending = await asyncio.wait(tasks.values(), timeout=self.drain_s)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            for name, task in tasks.items():
-                if task in pending:
-                    log.warning("serve.component_cancelled", extra={"component": name})
+            if "discord" in tasks:
+                _, late = await asyncio.wait([tasks["discord"]], timeout=5.0)
+                pending |= late
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for name, task in tasks.items():
+            if task in pending:
+                log.warning("serve.component_cancelled", extra={"component": name})
         if self.health is not None:
             await self.health.stop()
         log.info("serve.stopped")
@@ -368,8 +432,16 @@ async def serve(
 
     try:
         async with build_runtime(settings, config, clock=clock) as runtime:
-            process = BotProcess(settings, config, runtime, clock=clock, stop=stop,
-                                 drain_s=drain_s, http_host=http_host, errors=errors)
+            process = BotProcess(
+                settings,
+                config,
+                runtime,
+                clock=clock,
+                stop=stop,
+                drain_s=drain_s,
+                http_host=http_host,
+                errors=errors,
+            )
             return await process.run()
     finally:
         remove_signals()

@@ -45,16 +45,18 @@ def to_subscription(
 
 def to_config(subscription: Subscription) -> SubscriptionConfig:
     """The front ends' view of a stored subscription."""
-    return SubscriptionConfig.model_validate({
-        "platform": subscription.platform,
-        "channel": subscription.channel,
-        "repo": subscription.repo,
-        "time": subscription.time,
-        "timezone": subscription.timezone,
-        "lang": subscription.lang,
-        "topics": list(subscription.topics) if subscription.topics is not None else None,
-        "writer": subscription.writer or "auto",
-    })
+    return SubscriptionConfig.model_validate(
+        {
+            "platform": subscription.platform,
+            "channel": subscription.channel,
+            "repo": subscription.repo,
+            "time": subscription.time,
+            "timezone": subscription.timezone,
+            "lang": subscription.lang,
+            "topics": list(subscription.topics) if subscription.topics is not None else None,
+            "writer": subscription.writer or "auto",
+        }
+    )
 
 
 class ChannelSubscriptions:
@@ -71,8 +73,10 @@ class ChannelSubscriptions:
         """Create or replace the subscription; it starts with the next scheduled run."""
         made = to_subscription(subscription, self._config, since=self._clock())
         await self._store.put_subscription(made)
-        log.info("schedule.subscribed",
-                 extra={"subscription": made.id, "time": made.time, "timezone": made.timezone})
+        log.info(
+            "schedule.subscribed",
+            extra={"subscription": made.id, "time": made.time, "timezone": made.timezone},
+        )
 
     async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
         """Remove the channel's subscription to ``repo`` (all when ``None``); the repos removed."""

@@ -36,14 +36,20 @@ class StateSubscriptions:
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning(
                     "schedule.subscription_unreadable",
-                    extra={"platform": doc.platform, "channel": doc.channel, "key": doc.key,
-                           "error": str(exc)},
+                    extra={
+                        "platform": doc.platform,
+                        "channel": doc.channel,
+                        "key": doc.key,
+                        "error": str(exc),
+                    },
                 )
         return found
 
     async def put_subscription(self, subscription: Subscription) -> None:
         await self._state.put_subscription(
-            subscription.platform, subscription.channel, subscription.repo.lower(),
+            subscription.platform,
+            subscription.channel,
+            subscription.repo.lower(),
             subscription.to_dict(),
         )
 

@@ -5,7 +5,8 @@ window) in a ledger shared by every replica. A claim expires after ``claim_ttl``
 that dies between claiming and posting leaves the run to another replica (or to itself after a
 restart). A failed build or post releases the claim and is retried with capped backoff; runs
 missed during downtime are caught up, flagged late, while they are younger than ``grace``.
-All subscriptions due at the same moment with the same digest request share one build.
+All subscriptions due at the same moment with the same digest request share one build. A
+replica serves only the subscriptions of the ``platforms`` it can post to.
 
 A replica that dies after posting but before marking the run posted cannot be told apart from
 one that died before posting; that run is posted again once its claim expires.
@@ -17,7 +18,7 @@ import asyncio
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -128,6 +129,7 @@ class Scheduler:
         backoff: Backoff = Backoff(),
         poll: timedelta = timedelta(minutes=1),
         owner: str | None = None,
+        platforms: Collection[str] | None = None,
     ) -> None:
         self._subscriptions = subscriptions
         self._ledger = ledger
@@ -142,6 +144,7 @@ class Scheduler:
         self._backoff = backoff
         self._poll = poll
         self.owner = owner or uuid.uuid4().hex[:12]
+        self._platforms = frozenset(platforms) if platforms is not None else None
         self._keep = grace + timedelta(days=2)
         self._failures: dict[str, tuple[int, datetime]] = {}  # key -> (attempts, retry at)
         self._posted: dict[str, datetime] = {}  # key -> scheduled moment, known posted
@@ -153,7 +156,11 @@ class Scheduler:
     async def due(self) -> list[Run]:
         """The runs that are due now, not posted and not waiting for a retry."""
         now = self._clock()
-        subs = await self._subscriptions.all_subscriptions()
+        subs = [
+            s
+            for s in await self._subscriptions.all_subscriptions()
+            if self._platforms is None or s.platform in self._platforms
+        ]
         self.subscription_count = len(subs)
         self._next_due = min((next_run(s, now) for s in subs), default=None)
         runs: list[Run] = []
@@ -178,8 +185,10 @@ class Scheduler:
             try:
                 request = self._request(run.subscription, run.window)
             except (DigestError, ValueError) as exc:
-                log.error("schedule.bad_subscription",
-                          extra={"subscription": run.subscription.id, "error": str(exc)})
+                log.error(
+                    "schedule.bad_subscription",
+                    extra={"subscription": run.subscription.id, "error": str(exc)},
+                )
                 self._failed(run)
                 continue
             groups.setdefault(request, []).append(run)
@@ -189,6 +198,7 @@ class Scheduler:
         return sum(posted)
 
     async def _serve(self, request: DigestRequest, runs: list[Run]) -> int:
+        """Claim, build once and post one group; never raises but for cancellation."""
         claimed: list[Run] = []
         try:
             for run in runs:
@@ -199,66 +209,102 @@ class Scheduler:
             try:
                 digest = await self._build(request)
             except Exception:
-                log.exception("schedule.build_failed",
-                              extra={"repo": request.repo, "runs": len(claimed)})
+                log.exception(
+                    "schedule.build_failed", extra={"repo": request.repo, "runs": len(claimed)}
+                )
                 self.counters["build_errors"] += 1
                 for run in claimed:
-                    await self._ledger.release(run.key, self.owner)
                     self._failed(run)
+                await self._release_all(claimed)
                 return 0
             self.counters["digests_built"] += 1
             quiet = is_quiet(digest)
             results = await asyncio.gather(*(self._post_one(run, digest, quiet) for run in claimed))
-            claimed = []
             return sum(results)
         except asyncio.CancelledError:
             await asyncio.shield(self._release_all(claimed))
             raise
+        except DigestError as exc:  # the ledger is unreachable: claims expire, runs come back
+            self._state_failed("claim", exc)
+            await self._release_all(claimed)
+            return 0
 
     async def _post_one(self, run: Run, digest: Digest, quiet: bool) -> int:
-        if not await self._ledger.extend(run.key, self.owner, self._clock(), self._claim_ttl):
+        """Post one claimed run; never raises but for cancellation."""
+        try:
+            kept = await self._ledger.extend(run.key, self.owner, self._clock(), self._claim_ttl)
+        except DigestError as exc:
+            self._state_failed("extend", exc)
+            return 0
+        if not kept:
             log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
             self.counters["claims_lost"] += 1
             return 0
         try:
             await self._post(run.subscription, digest, late=run.late, quiet=quiet)
         except asyncio.CancelledError:
-            await asyncio.shield(self._ledger.release(run.key, self.owner))
+            await asyncio.shield(self._release_all([run]))
             raise
         except Exception:
-            log.exception("schedule.post_failed",
-                          extra={"subscription": run.subscription.id, "key": run.key})
+            log.exception(
+                "schedule.post_failed", extra={"subscription": run.subscription.id, "key": run.key}
+            )
             self.counters["post_errors"] += 1
-            await self._ledger.release(run.key, self.owner)
             self._failed(run)
+            await self._release_all([run])
             return 0
-        marking = asyncio.ensure_future(
-            self._ledger.mark_posted(run.key, self.owner, self._clock(), self._keep)
-        )
+        self._posted[run.key] = run.scheduled  # this replica never posts it again
+        self._failures.pop(run.key, None)
+        self.counters["posts_made"] += 1
+        marking = asyncio.ensure_future(self._mark_posted(run))
         try:
             await asyncio.shield(marking)
         except asyncio.CancelledError:
             await marking  # the post is out: record it before giving up
             raise
-        self._posted[run.key] = run.scheduled
-        self._failures.pop(run.key, None)
-        self.counters["posts_made"] += 1
-        log.info("schedule.posted",
-                 extra={"subscription": run.subscription.id, "key": run.key,
-                        "late": run.late, "quiet": quiet})
+        log.info(
+            "schedule.posted",
+            extra={
+                "subscription": run.subscription.id,
+                "key": run.key,
+                "late": run.late,
+                "quiet": quiet,
+            },
+        )
         return 1
+
+    async def _mark_posted(self, run: Run) -> None:
+        try:
+            await self._ledger.mark_posted(run.key, self.owner, self._clock(), self._keep)
+        except DigestError as exc:
+            self._state_failed("mark_posted", exc)
 
     async def _release_all(self, runs: list[Run]) -> None:
         for run in runs:
-            await self._ledger.release(run.key, self.owner)
+            try:
+                await self._ledger.release(run.key, self.owner)
+            except DigestError as exc:  # the claim expires on its own
+                self._state_failed("release", exc)
+
+    def _state_failed(self, op: str, exc: DigestError) -> None:
+        self.counters["state_errors"] += 1
+        log.warning(
+            "schedule.state_unavailable",
+            extra={"op": op, "error": type(exc).__name__, "detail": str(exc)},
+        )
 
     def _failed(self, run: Run) -> None:
         attempts = self._failures[run.key][0] + 1 if run.key in self._failures else 1
         retry_at = self._clock() + self._backoff.delay(attempts)
         self._failures[run.key] = (attempts, retry_at)
-        log.info("schedule.retry_scheduled",
-                 extra={"subscription": run.subscription.id, "attempt": attempts,
-                        "retry_at": retry_at.isoformat()})
+        log.info(
+            "schedule.retry_scheduled",
+            extra={
+                "subscription": run.subscription.id,
+                "attempt": attempts,
+                "retry_at": retry_at.isoformat(),
+            },
+        )
 
     def _forget_old(self) -> None:
         horizon = self._clock() - self._keep
@@ -284,8 +330,9 @@ class Scheduler:
             try:
                 await self.tick()
             except DigestError as exc:  # shared state unreachable: try again next time
-                log.warning("schedule.tick_failed",
-                            extra={"error": type(exc).__name__, "detail": str(exc)})
+                log.warning(
+                    "schedule.tick_failed", extra={"error": type(exc).__name__, "detail": str(exc)}
+                )
                 self.counters["tick_errors"] += 1
             except Exception:
                 log.exception("schedule.tick_failed")

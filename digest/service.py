@@ -36,7 +36,8 @@ class DigestRequest:
         topics = ",".join(t.name for t in self.topics)
         return (
             f"{self.repo.lower()}|{self.window.start.isoformat()}|{self.window.end.isoformat()}|"
-            f"{self.lang}|{self.writer}|{topics}|{self.config_fingerprint}"
+            f"{self.window.timezone}|{self.window.label}|{self.lang}|{self.writer}|{topics}|"
+            f"{self.config_fingerprint}"
         )
 
 

@@ -21,9 +21,9 @@ _COLLECT_AFTER = timedelta(days=1)  # extra lifetime before Redis drops a stale 
 _CLAIM = """
 local v = redis.call('GET', KEYS[1])
 if v then
-  local kind, who, at = string.match(v, '^(%a)|(.*)|(%d+)$')
+  local kind, at = string.match(v, '^(%a)|.*|(%d+)$')
   if kind == 'p' then return 0 end
-  if kind == 'c' and who ~= ARGV[1] and tonumber(at) > tonumber(ARGV[2]) then return 0 end
+  if kind == 'c' and tonumber(at) > tonumber(ARGV[2]) then return 0 end
 end
 redis.call('SET', KEYS[1], 'c|' .. ARGV[1] .. '|' .. ARGV[3], 'PX', ARGV[4])
 return 1

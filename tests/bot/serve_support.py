@@ -34,8 +34,13 @@ async def sample_store() -> SQLiteStore:
 
 
 def subscription(platform: str = "slack", channel: str = "C0000001", **kw: Any) -> Subscription:
-    fields: dict[str, Any] = {"platform": platform, "channel": channel, "repo": REPO,
-                              "time": "11:21", "timezone": "Asia/Shanghai"}
+    fields: dict[str, Any] = {
+        "platform": platform,
+        "channel": channel,
+        "repo": REPO,
+        "time": "11:21",
+        "timezone": "Asia/Shanghai",
+    }
     fields.update(kw)
     return Subscription(**fields)
 
@@ -44,11 +49,18 @@ async def sample_digest(window: Window | None = None, lang: str = "en") -> Diges
     """The template writer's digest of the sample day (or of an empty ``window``)."""
     store = await sample_store()
     try:
-        builder = DigestBuilder(store=store, sync=None, writers={"template": TemplateWriter()},
-                                clock=lambda: SCHEDULED)
+        builder = DigestBuilder(
+            store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: SCHEDULED
+        )
         sub = subscription()
-        request = DigestRequest(REPO, window or run_window(sub, SCHEDULED), lang, "template",
-                                load_config().topics_for(REPO), display_name="vLLM")
+        request = DigestRequest(
+            REPO,
+            window or run_window(sub, SCHEDULED),
+            lang,
+            "template",
+            load_config().topics_for(REPO),
+            display_name="vLLM",
+        )
         return await builder.build(request)
     finally:
         await store.close()

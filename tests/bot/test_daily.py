@@ -99,6 +99,7 @@ async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
         async def add(self, s: Any) -> None: ...
         async def remove(self, p: str, c: str, r: str | None = None) -> list[str]:
             return []
+
         async def list(self, p: str, c: str) -> list[Any]:
             return []
 
@@ -109,8 +110,14 @@ async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
         raise AssertionError("no digest is built here")
 
     core = ReportCore(config=load_config(), get_digest=never, clock=lambda: SCHEDULED)
-    client = build_discord_client(core, settings, subscriptions=Subs(), clock=lambda: SCHEDULED,
-                                  sync_commands=False, guild_ready_timeout=0.01)
+    client = build_discord_client(
+        core,
+        settings,
+        subscriptions=Subs(),
+        clock=lambda: SCHEDULED,
+        sync_commands=False,
+        guild_ready_timeout=0.01,
+    )
     task = asyncio.create_task(client.start(TOKEN))
     await asyncio.wait_for(client.wait_until_ready(), 5)
     yield fake, client
@@ -123,8 +130,9 @@ async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
 async def test_discord_digest_starts_a_thread(discord_client: tuple[FakeDiscord, Any]) -> None:
     """Parent message in the channel, a thread from it, the sections inside; no mentions."""
     fake, client = discord_client
-    await DiscordDaily(client)(subscription("discord", str(CHANNEL_ID)), await sample_digest(),
-                               late=False, quiet=False)
+    await DiscordDaily(client)(
+        subscription("discord", str(CHANNEL_ID)), await sample_digest(), late=False, quiet=False
+    )
     parents = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")
     threads = fake.find("POST", rf"channels/{CHANNEL_ID}/messages/\d+/threads")
     assert len(parents) == 1 and len(threads) == 1
@@ -138,8 +146,9 @@ async def test_discord_digest_starts_a_thread(discord_client: tuple[FakeDiscord,
 async def test_discord_quiet_day_is_one_message(discord_client: tuple[FakeDiscord, Any]) -> None:
     """A quiet day is a single message and no thread."""
     fake, client = discord_client
-    await DiscordDaily(client)(subscription("discord", str(CHANNEL_ID)),
-                               await sample_digest(EMPTY), late=False, quiet=True)
+    await DiscordDaily(client)(
+        subscription("discord", str(CHANNEL_ID)), await sample_digest(EMPTY), late=False, quiet=True
+    )
     sent = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")
     assert len(sent) == 1 and sent[0].body["content"] == messages.quiet_day(
         "vllm-project/vllm", "2026-03-03 11:21 (UTC+8) ~ 2026-03-04 11:21 (UTC+8)"
@@ -150,5 +159,6 @@ async def test_discord_quiet_day_is_one_message(discord_client: tuple[FakeDiscor
 async def test_unconfigured_platform_is_an_error() -> None:
     """A subscription of a platform this process does not run is not silently dropped."""
     with pytest.raises(PlatformUnavailable):
-        await DailyPoster({})(subscription("discord", "1"), await sample_digest(), late=False,
-                              quiet=False)
+        await DailyPoster({})(
+            subscription("discord", "1"), await sample_digest(), late=False, quiet=False
+        )

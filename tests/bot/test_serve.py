@@ -22,7 +22,7 @@ from aiohttp import web
 
 from bot.core import ReportCore
 from bot.discord_bot.endpoints import point_discord_at
-from bot.serve import EXIT_CONFIG, EXIT_OK, NO_FRONT_END, BotProcess, plan, serve
+from bot.serve import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, NO_FRONT_END, BotProcess, plan, serve
 from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
 from digest.schedule import Subscription
 from digest.schedule_state import StateSubscriptions
@@ -110,10 +110,12 @@ class Clock:
 async def runtime() -> AsyncIterator[Runtime]:
     store: SQLiteStore = await sample_store()
     state = SQLiteState(":memory:", clock=lambda: NOW)
-    builder = DigestBuilder(store=store, sync=None, writers={"template": TemplateWriter()},
-                            clock=lambda: NOW)
-    core = ReportCore(config=load_config(), get_digest=builder.build, clock=lambda: NOW,
-                      store=store)
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
+    )
+    core = ReportCore(
+        config=load_config(), get_digest=builder.build, clock=lambda: NOW, store=store
+    )
     yield Runtime(core, state, builder)
     await state.close()
     await store.close()
@@ -150,11 +152,25 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
     """Start a BotProcess; it is stopped (and must exit cleanly) after the test."""
     running: list[Running] = []
 
-    async def go(made: Settings, runtime: Runtime, *, config: AppConfig | None = None,
-                 clock: Callable[[], datetime] = lambda: NOW, drain_s: float = 5.0) -> Running:
+    async def go(
+        made: Settings,
+        runtime: Runtime,
+        *,
+        config: AppConfig | None = None,
+        clock: Callable[[], datetime] = lambda: NOW,
+        drain_s: float = 5.0,
+    ) -> Running:
         stop = asyncio.Event()
-        process = BotProcess(made, config or load_config(), runtime, clock=clock, stop=stop,
-                             drain_s=drain_s, http_host="127.0.0.1", slack_pace_s=0.0)
+        process = BotProcess(
+            made,
+            config or load_config(),
+            runtime,
+            clock=clock,
+            stop=stop,
+            drain_s=drain_s,
+            http_host="127.0.0.1",
+            slack_pace_s=0.0,
+        )
         task = asyncio.create_task(process.run())
         await asyncio.wait_for(process.started.wait(), 10)
         running.append((process, task))
@@ -178,9 +194,10 @@ async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
 
 async def get(process: BotProcess, path: str) -> tuple[int, str]:
     assert process.health is not None
-    async with aiohttp.ClientSession() as http, http.get(
-        f"http://127.0.0.1:{process.health.port}{path}"
-    ) as response:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"http://127.0.0.1:{process.health.port}{path}") as response,
+    ):
         return response.status, await response.text()
 
 
@@ -194,8 +211,9 @@ def with_discord(made: Settings, fake: FakeDiscord) -> Settings:
     return made
 
 
-async def test_serves_with_only_slack_tokens(runtime: Runtime, slack: FakeSlack,
-                                             start: Any) -> None:
+async def test_serves_with_only_slack_tokens(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
     """Socket Mode connects; /healthz is 200 with Slack and the scheduler running."""
     process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
     await slack.wait_connected()
@@ -205,8 +223,9 @@ async def test_serves_with_only_slack_tokens(runtime: Runtime, slack: FakeSlack,
     assert "discord" not in body
 
 
-async def test_serves_with_only_a_discord_token(runtime: Runtime, discord: FakeDiscord,
-                                                start: Any) -> None:
+async def test_serves_with_only_a_discord_token(
+    runtime: Runtime, discord: FakeDiscord, start: Any
+) -> None:
     """The gateway is identified with the token; /healthz shows Discord running."""
     process, _ = await start(with_discord(settings(discord=True), discord), runtime)
     await until(lambda: discord.identify is not None)
@@ -215,8 +234,9 @@ async def test_serves_with_only_a_discord_token(runtime: Runtime, discord: FakeD
     assert status == 200 and '"discord": "running"' in body and "slack" not in body
 
 
-async def test_serves_both_front_ends(runtime: Runtime, slack: FakeSlack,
-                                      discord: FakeDiscord, start: Any) -> None:
+async def test_serves_both_front_ends(
+    runtime: Runtime, slack: FakeSlack, discord: FakeDiscord, start: Any
+) -> None:
     """With every token both front ends run in the one process."""
     made = with_discord(with_slack(settings(slack="socket", discord=True), slack), discord)
     process, _ = await start(made, runtime)
@@ -226,14 +246,17 @@ async def test_serves_both_front_ends(runtime: Runtime, slack: FakeSlack,
     assert status == 200 and '"slack": "running"' in body and '"discord": "running"' in body
 
 
-async def test_due_subscription_is_posted_and_counted(runtime: Runtime, slack: FakeSlack,
-                                                      start: Any) -> None:
+async def test_due_subscription_is_posted_and_counted(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
     """A subscription due a minute ago is posted to Slack; /metrics counts the post."""
     await StateSubscriptions(runtime.state).put_subscription(
-        Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
+        Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
+    )
     process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
-    await until(lambda: process.scheduler is not None
-                and process.scheduler.counters["posts_made"] == 1)
+    await until(
+        lambda: process.scheduler is not None and process.scheduler.counters["posts_made"] == 1
+    )
     assert slack.posts[0]["channel"] == "C0000001" and len(slack.posts) > 2
     assert all(p["thread_ts"] == slack.posts[0]["_ts"] for p in slack.posts[1:])
     status, text = await get(process, "/metrics")
@@ -244,19 +267,44 @@ async def test_due_subscription_is_posted_and_counted(runtime: Runtime, slack: F
     assert "vllm_report_digests_built_total 1" in text
 
 
-async def test_seeded_subscription_waits_for_its_next_run(runtime: Runtime, slack: FakeSlack,
-                                                          start: Any) -> None:
+async def test_hundred_channels_due_together_cause_one_build(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
+    """100 Slack channels subscribed to one repository at one time: one build, 100 threads."""
+    subs = StateSubscriptions(runtime.state)
+    for n in range(100):
+        await subs.put_subscription(
+            Subscription("slack", f"C{n:07d}", REPO, "11:21", "Asia/Shanghai")
+        )
+    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    await until(
+        lambda: process.scheduler is not None and process.scheduler.counters["posts_made"] == 100,
+        30,
+    )
+    assert runtime.builder.builds == 1
+    parents = [p for p in slack.posts if "thread_ts" not in p]
+    assert sorted(p["channel"] for p in parents) == [f"C{n:07d}" for n in range(100)]
+
+
+async def test_seeded_subscription_waits_for_its_next_run(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
     """A subscription from the configuration file is stored and not caught up at once."""
-    config = AppConfig.model_validate({**load_config().model_dump(), "subscriptions": [
-        {"platform": "slack", "channel": "C0000009", "time": "11:21"}]})
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [{"platform": "slack", "channel": "C0000009", "time": "11:21"}],
+        }
+    )
     await start(with_slack(settings(slack="socket"), slack), runtime, config=config)
     (sub,) = await StateSubscriptions(runtime.state).all_subscriptions()
     assert (sub.channel, sub.time, sub.timezone) == ("C0000009", "11:21", "Asia/Shanghai")
     assert slack.posts == []
 
 
-async def slow_slack(hold: asyncio.Event, arrived: asyncio.Event
-                     ) -> tuple[FakeSlack, web.AppRunner]:
+async def slow_slack(
+    hold: asyncio.Event, arrived: asyncio.Event
+) -> tuple[FakeSlack, web.AppRunner]:
     """A fake Slack whose chat.postMessage waits for ``hold`` (other methods answer at once)."""
     fake = FakeSlack()
 
@@ -285,11 +333,19 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
     fake, runner = await slow_slack(hold, arrived)
     try:
         await StateSubscriptions(runtime.state).put_subscription(
-            Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
+            Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
+        )
         stop = asyncio.Event()
-        process = BotProcess(with_slack(settings(slack="socket"), fake), load_config(), runtime,
-                             clock=lambda: NOW, stop=stop, drain_s=10, http_host="127.0.0.1",
-                             slack_pace_s=0.0)
+        process = BotProcess(
+            with_slack(settings(slack="socket"), fake),
+            load_config(),
+            runtime,
+            clock=lambda: NOW,
+            stop=stop,
+            drain_s=10,
+            http_host="127.0.0.1",
+            slack_pace_s=0.0,
+        )
         task = asyncio.create_task(process.run())
         await asyncio.wait_for(arrived.wait(), 10)
         stop.set()
@@ -302,17 +358,25 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
         await runner.cleanup()
 
 
-async def test_stop_that_outlasts_the_drain_releases_the_post(runtime: Runtime,
-                                                              slack: FakeSlack) -> None:
+async def test_stop_that_outlasts_the_drain_releases_the_post(
+    runtime: Runtime, slack: FakeSlack
+) -> None:
     """A post still hanging when the drain ends is released; the next process posts it once."""
     hold, arrived = asyncio.Event(), asyncio.Event()
     slow, runner = await slow_slack(hold, arrived)
     subs = StateSubscriptions(runtime.state)
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
     try:
-        first = BotProcess(with_slack(settings(slack="socket"), slow), load_config(), runtime,
-                           clock=lambda: NOW, stop=asyncio.Event(), drain_s=0.5,
-                           http_host="127.0.0.1", slack_pace_s=0.0)
+        first = BotProcess(
+            with_slack(settings(slack="socket"), slow),
+            load_config(),
+            runtime,
+            clock=lambda: NOW,
+            stop=asyncio.Event(),
+            drain_s=0.5,
+            http_host="127.0.0.1",
+            slack_pace_s=0.0,
+        )
         task = asyncio.create_task(first.run())
         await asyncio.wait_for(arrived.wait(), 10)
         first.stop.set()
@@ -322,9 +386,16 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(runtime: Runtime,
         hold.set()  # the abandoned request may finish now: its client is gone
         await runner.cleanup()
         await stop_fake_slack(slow)
-    second = BotProcess(with_slack(settings(slack="socket"), slack), load_config(), runtime,
-                        clock=lambda: NOW + timedelta(minutes=1), stop=asyncio.Event(),
-                        drain_s=5, http_host="127.0.0.1", slack_pace_s=0.0)
+    second = BotProcess(
+        with_slack(settings(slack="socket"), slack),
+        load_config(),
+        runtime,
+        clock=lambda: NOW + timedelta(minutes=1),
+        stop=asyncio.Event(),
+        drain_s=5,
+        http_host="127.0.0.1",
+        slack_pace_s=0.0,
+    )
     task = asyncio.create_task(second.run())
     await slack.wait_until(lambda: len(slack.posts) >= 2)
     second.stop.set()
@@ -337,17 +408,26 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(runtime: Runtime,
 
 async def spawn_serve(env: dict[str, str]) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "serve", env=env, cwd=str(ROOT),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "serve",
+        env=env,
+        cwd=str(ROOT),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
 
 
 async def metric(port: int, name: str) -> float | None:
     """One sample of the process' /metrics, or None while it does not answer."""
     try:
-        async with aiohttp.ClientSession() as http, http.get(
-            f"http://127.0.0.1:{port}/metrics", timeout=aiohttp.ClientTimeout(total=2)
-        ) as response:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(
+                f"http://127.0.0.1:{port}/metrics", timeout=aiohttp.ClientTimeout(total=2)
+            ) as response,
+        ):
             text = await response.text()
     except aiohttp.ClientError:
         return None
@@ -365,18 +445,26 @@ async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> 
     due = datetime.now(UTC) - timedelta(minutes=2)
     state = SQLiteState(str(tmp_path / "mirror-state.sqlite3"), clock=lambda: datetime.now(UTC))
     await StateSubscriptions(state).put_subscription(
-        Subscription("slack", "C0000001", REPO, f"{due:%H:%M}", "UTC"))
+        Subscription("slack", "C0000001", REPO, f"{due:%H:%M}", "UTC")
+    )
     await state.close()
     port = free_port()
     async with FakeGitHub() as gh:
         gh.add_repo(REPO)
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_",
-                                    "REDIS_"))}
-        env.update(SLACK_BOT_TOKEN="xoxb-serve", SLACK_APP_TOKEN=slow.app_token,
-                   SLACK_API_URL=slow.api_url, GITHUB_API_URL=gh.url,
-                   VLLM_REPORT_DB=str(db), VLLM_REPORT_HTTP_PORT=str(port),
-                   VLLM_REPORT_LOG_JSON="true")
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_", "REDIS_"))
+        }
+        env.update(
+            SLACK_BOT_TOKEN="xoxb-serve",
+            SLACK_APP_TOKEN=slow.app_token,
+            SLACK_API_URL=slow.api_url,
+            GITHUB_API_URL=gh.url,
+            VLLM_REPORT_DB=str(db),
+            VLLM_REPORT_HTTP_PORT=str(port),
+            VLLM_REPORT_LOG_JSON="true",
+        )
         procs: list[asyncio.subprocess.Process] = []
         try:
             first = await spawn_serve(env)
@@ -389,8 +477,9 @@ async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> 
             hold.set()
             _, stderr = await asyncio.wait_for(first.communicate(), 30)
             assert first.returncode == 0, stderr.decode()[-2000:]
-            logs = [json.loads(line) for line in stderr.decode().splitlines()
-                    if line.startswith("{")]
+            logs = [
+                json.loads(line) for line in stderr.decode().splitlines() if line.startswith("{")
+            ]
             events = [entry["event"] for entry in logs]
             assert "serve.stopping" in events and "schedule.posted" in events
             assert events.index("serve.stopping") < events.index("schedule.posted")
@@ -418,3 +507,21 @@ async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> 
                     await proc.wait()
             await stop_fake_slack(slow)
             await runner.cleanup()
+
+
+async def test_front_end_that_cannot_log_in_fails_the_process(
+    runtime: Runtime, discord: FakeDiscord
+) -> None:
+    """A rejected Discord token ends the process with exit code 1 (so it gets restarted)."""
+    discord.fail_next("GET", r"users/@me", 401, {"message": "401: Unauthorized", "code": 0})
+    process = BotProcess(
+        with_discord(settings(discord=True), discord),
+        load_config(),
+        runtime,
+        clock=lambda: NOW,
+        stop=asyncio.Event(),
+        drain_s=2,
+        http_host="127.0.0.1",
+    )
+    assert await asyncio.wait_for(process.run(), 15) == EXIT_FAILED
+    assert process.components.status()["discord"] == "failed"

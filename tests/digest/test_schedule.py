@@ -92,8 +92,9 @@ def test_run_window_is_the_24_hours_ending_at_the_scheduled_moment() -> None:
     window = run_window(s, scheduled)
     assert (window.start, window.end) == (utc(2026, 3, 10, 3, 21), utc(2026, 3, 11, 3, 21))
     assert window.timezone == "Asia/Shanghai" and not window.ends_now
-    same = parse_window("2026-03-10", now=utc(2026, 3, 12), timezone="Asia/Shanghai",
-                        day_start="11:21")
+    same = parse_window(
+        "2026-03-10", now=utc(2026, 3, 12), timezone="Asia/Shanghai", day_start="11:21"
+    )
     assert (same.start, same.end, same.label) == (window.start, window.end, window.label)
 
 
@@ -130,8 +131,12 @@ def test_subscription_identity_and_round_trip() -> None:
 
 @pytest.mark.parametrize(
     ("kw", "error"),
-    [({"time": "25:00"}, BadWindow), ({"tz": "Mars/Olympus"}, BadWindow),
-     ({"platform": "irc"}, ValueError), ({"since": datetime(2026, 1, 1)}, ValueError)],
+    [
+        ({"time": "25:00"}, BadWindow),
+        ({"tz": "Mars/Olympus"}, BadWindow),
+        ({"platform": "irc"}, ValueError),
+        ({"since": datetime(2026, 1, 1)}, ValueError),
+    ],
 )
 def test_invalid_subscriptions_are_rejected(kw: dict[str, object], error: type[Exception]) -> None:
     """A bad time, zone, platform or naive moment is refused."""

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from redis.asyncio import Redis
 
+from digest.errors import StateUnavailable
 from digest.models import Counts, Digest, Window
 from digest.schedule import Subscription, claim_key, run_on, run_window, runs_between
 from digest.schedule_state import StateLedger, StateSubscriptions
@@ -20,7 +22,7 @@ from digest.service import DigestRequest
 from digest.store.redis_ledger import RedisLedger
 from digest.store.redis_state import RedisState
 from digest.store.sqlite_state import SQLiteState
-from tests.redis_server import sandbox
+from tests.redis_server import RedisServer, connect, find_binary, free_port, sandbox
 
 START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)
 
@@ -55,8 +57,9 @@ class World:
     post_failures: int = 0
 
     def request(self, sub: Subscription, window: Window) -> DigestRequest:
-        return DigestRequest(repo=sub.repo, window=window, lang=sub.lang,
-                             writer=sub.writer or "template", topics=())
+        return DigestRequest(
+            repo=sub.repo, window=window, lang=sub.lang, writer=sub.writer or "template", topics=()
+        )
 
     async def build(self, request: DigestRequest) -> Digest:
         if self.build_failures:
@@ -65,9 +68,13 @@ class World:
         self.builds.append(request)
         quiet = request.repo in self.quiet_repos
         return Digest(
-            repo=request.repo, window=request.window, lang=request.lang,
-            counts=Counts(0, 0, 0, 0, 0) if quiet else Counts(3, 1, 4, 1, 5), sections=(),
-            generated_at=self.clock(), synced_at=None,
+            repo=request.repo,
+            window=request.window,
+            lang=request.lang,
+            counts=Counts(0, 0, 0, 0, 0) if quiet else Counts(3, 1, 4, 1, 5),
+            sections=(),
+            generated_at=self.clock(),
+            synced_at=None,
             repo_url=f"https://github.com/{request.repo}",
         )
 
@@ -79,8 +86,12 @@ class World:
 
     def scheduler(self, **kw: object) -> Scheduler:
         options: dict[str, object] = {
-            "subscriptions": self.subscriptions, "ledger": self.ledger, "request": self.request,
-            "build": self.build, "post": self.post, "clock": self.clock,
+            "subscriptions": self.subscriptions,
+            "ledger": self.ledger,
+            "request": self.request,
+            "build": self.build,
+            "post": self.post,
+            "clock": self.clock,
         }
         options.update(kw)
         return Scheduler(**options)  # type: ignore[arg-type]
@@ -93,8 +104,9 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
     if request.param == "redis":
         async with sandbox() as box:
             state = RedisState(box.client, prefix=box.prefix)
-            yield World(clock, RedisLedger(box.client, prefix=box.prefix),
-                        StateSubscriptions(state))
+            yield World(
+                clock, RedisLedger(box.client, prefix=box.prefix), StateSubscriptions(state)
+            )
         return
     sqlite = SQLiteState(":memory:", clock=clock)
     yield World(clock, StateLedger(sqlite), StateSubscriptions(sqlite))
@@ -102,9 +114,13 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
 
 
 def berlin(channel: str = "C1", time: str = "09:00", **kw: object) -> Subscription:
-    fields: dict[str, object] = {"platform": "slack", "channel": channel,
-                                 "repo": "vllm-project/vllm", "time": time,
-                                 "timezone": "Europe/Berlin"}
+    fields: dict[str, object] = {
+        "platform": "slack",
+        "channel": channel,
+        "repo": "vllm-project/vllm",
+        "time": time,
+        "timezone": "Europe/Berlin",
+    }
     fields.update(kw)
     return Subscription(**fields)  # type: ignore[arg-type]
 
@@ -119,8 +135,9 @@ async def test_posts_once_at_the_scheduled_time(world: World) -> None:
     assert await sched.tick() == 1
     world.clock.advance(timedelta(hours=1))
     assert await sched.tick() == 0
-    assert world.posts == [("slack:C1:vllm-project/vllm", datetime(2026, 3, 2, 8, 0, tzinfo=UTC),
-                            False, False)]
+    assert world.posts == [
+        ("slack:C1:vllm-project/vllm", datetime(2026, 3, 2, 8, 0, tzinfo=UTC), False, False)
+    ]
 
 
 async def test_hundred_subscriptions_at_one_time_share_one_build(world: World) -> None:
@@ -203,9 +220,7 @@ async def test_post_older_than_grace_is_skipped(world: World) -> None:
 
 async def test_new_subscription_does_not_catch_up_earlier_runs(world: World) -> None:
     """Subscribing at 10:00 for 09:00 starts with tomorrow's post."""
-    await world.subscriptions.put_subscription(
-        berlin(since=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-    )
+    await world.subscriptions.put_subscription(berlin(since=datetime(2026, 3, 2, 9, 0, tzinfo=UTC)))
     sched = world.scheduler()
     world.clock.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     assert await sched.tick() == 0
@@ -305,8 +320,9 @@ class Crash(BaseException):
 SIM_SUBSCRIPTIONS = [
     Subscription("slack", "C-berlin-0230", "vllm-project/vllm", "02:30", "Europe/Berlin"),
     Subscription("slack", "C-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin"),
-    Subscription("discord", "D-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin",
-                 lang="zh"),
+    Subscription(
+        "discord", "D-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin", lang="zh"
+    ),
     Subscription("discord", "D-ny-0130", "vllm-project/vllm", "01:30", "America/New_York"),
     Subscription("slack", "C-ny-0230", "sgl-project/sglang", "02:30", "America/New_York"),
     Subscription("slack", "C-ny-0900", "vllm-project/vllm", "09:00", "America/New_York"),
@@ -354,16 +370,32 @@ async def test_sixty_days_three_replicas_random_crashes_exactly_once() -> None:
                 nonlocal builds
                 maybe_crash()
                 builds += 1
-                return Digest(req.repo, req.window, req.lang, Counts(1, 0, 0, 0, 0), (), clock(),
-                              None, f"https://github.com/{req.repo}")
+                return Digest(
+                    req.repo,
+                    req.window,
+                    req.lang,
+                    Counts(1, 0, 0, 0, 0),
+                    (),
+                    clock(),
+                    None,
+                    f"https://github.com/{req.repo}",
+                )
 
             async def post(sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
                 maybe_crash()
                 posts[(sub.id, digest.window.end)] += 1
 
-            me = Replica(Scheduler(subscriptions=subs, ledger=ledger, request=request,
-                                   build=build, post=post, clock=clock,
-                                   poll=timedelta(minutes=30)))
+            me = Replica(
+                Scheduler(
+                    subscriptions=subs,
+                    ledger=ledger,
+                    request=request,
+                    build=build,
+                    post=post,
+                    clock=clock,
+                    poll=timedelta(hours=1),
+                )
+            )
             return me
 
         replicas = [replica() for _ in range(3)]
@@ -384,8 +416,9 @@ async def test_sixty_days_three_replicas_random_crashes_exactly_once() -> None:
     expected = {
         (sub.id, run)
         for sub in SIM_SUBSCRIPTIONS
-        for run in runs_between(sub, datetime(2026, 2, 20, 0, 0, tzinfo=UTC),
-                                end - timedelta(hours=6))
+        for run in runs_between(
+            sub, datetime(2026, 2, 20, 0, 0, tzinfo=UTC), end - timedelta(hours=6)
+        )
     }
     doubled = {k: n for k, n in posts.items() if n > 1}
     assert doubled == {}
@@ -405,3 +438,60 @@ def test_claim_keys_in_the_simulation_differ_per_day() -> None:
         runs = runs_between(sub, START, START + timedelta(days=60))
         keys = {claim_key(sub, run_window(sub, r)) for r in runs}
         assert len(keys) == len(runs)
+
+
+async def test_replica_serves_only_its_platforms(world: World) -> None:
+    """A Slack-only replica leaves Discord subscriptions to a replica that has Discord."""
+    await world.subscriptions.put_subscription(berlin("C1"))
+    await world.subscriptions.put_subscription(berlin("123", platform="discord"))
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await world.scheduler(platforms=("slack",)).tick() == 1
+    assert await world.scheduler(platforms=("discord",)).tick() == 1
+    assert sorted(p[0].split(":")[0] for p in world.posts) == ["discord", "slack"]
+
+
+async def test_unreachable_ledger_posts_nothing_and_recovers(world: World) -> None:
+    """While Redis cannot be reached a pass fails and posts nothing; then the run is posted once."""
+    await world.subscriptions.put_subscription(berlin())
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    dead = Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.1)
+    try:
+        with pytest.raises(StateUnavailable):
+            await world.scheduler(ledger=RedisLedger(dead, timeout=0.3)).tick()
+    finally:
+        await dead.aclose()
+    assert world.posts == []
+    assert await world.scheduler().tick() == 1
+
+
+async def test_redis_dying_during_a_build_posts_nothing_until_it_is_back() -> None:
+    """Redis stops after the claim: the post waits (no unrecorded post); after a restart it is
+    posted once."""
+    binary = find_binary()
+    if binary is None:
+        pytest.skip("no redis-server")
+    server = RedisServer(binary)
+    server.start()
+    clock = Clock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    sqlite = SQLiteState(":memory:", clock=clock)
+    try:
+        async with connect(server.url) as client:
+            ledger = RedisLedger(client, timeout=0.3, retry_after=0.0)
+            world = World(clock, ledger, StateSubscriptions(sqlite))
+            await world.subscriptions.put_subscription(berlin())
+
+            async def build_then_lose_redis(request: DigestRequest) -> Digest:
+                server.stop()
+                return await world.build(request)
+
+            sched = world.scheduler(build=build_then_lose_redis)
+            assert await sched.tick() == 0
+            assert world.posts == [] and sched.counters["state_errors"] >= 1
+            server.start()
+            clock.advance(timedelta(minutes=1))
+            assert await world.scheduler().tick() == 1
+            assert await sched.tick() == 0
+            assert len(world.posts) == 1
+    finally:
+        await sqlite.close()
+        server.close()

@@ -1,0 +1,39 @@
+"""The README stays true: its examples parse and its commands exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from config.settings import load_config
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+
+
+def test_yaml_example_is_a_valid_configuration(tmp_path: Path) -> None:
+    """The configuration example in the README loads and defines what it uses."""
+    (block,) = re.findall(r"```yaml\n(.*?)```", README, re.S)
+    path = tmp_path / "example.yaml"
+    path.write_text(block, "utf-8")
+    config = load_config(path)
+    assert [t.name for t in config.topics_for("vllm-project/vllm")] == ["rocm", "tpu"]
+    assert config.subscriptions[0].timezone == "Europe/Berlin"
+
+
+def test_test_command_is_what_ci_runs() -> None:
+    """CI runs the README's test command (pytest) after installing the test extra."""
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text("utf-8")
+    assert "pip install -e '.[test]' && pytest" in README
+    assert "-e '.[test]'" in ci and re.search(r"^pytest\b", ci, re.M)
+
+
+@pytest.mark.parametrize("flag", ["--repo", "--lang", "--format", "--topic", "--tz",
+                                  "--day-start", "--writer", "--config"])
+def test_documented_options_exist(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every option the README documents is accepted by the command line."""
+    assert f"`{flag}" in README
+    assert main(["--help"]) == 0
+    assert flag in capsys.readouterr().out

@@ -245,7 +245,7 @@ class Syncer:
         """Items of ``[start, end)`` through the Search API, comments when within budget."""
         span = f"{github_time(start)}..{github_time(end)}"
         items_key, comments_key = f"search {span}", f"old-comments {span}"
-        if not self._trusted(state, items_key):
+        if not self._trusted(state, "search", start, end):
             tally.used_search = True
             if await self._search(repo, start, end, tally):
                 state = _mark(state, items_key, self._clock())
@@ -253,23 +253,30 @@ class Syncer:
                 tally.notes.append(
                     f"GitHub search gave incomplete results for {span}; counts may be low"
                 )
-        if not self._trusted(state, comments_key) and await self._old_comments(
+        if not self._trusted(state, "old-comments", start, end) and await self._old_comments(
             repo, start, end, tally
         ):
             state = _mark(state, comments_key, self._clock())
         await self._store.set_sync_state(repo, state)
         return state
 
-    def _trusted(self, state: SyncState, key: str) -> bool:
-        """Whether an old window fetched earlier is still current.
+    def _trusted(self, state: SyncState, kind: str, start: datetime, end: datetime) -> bool:
+        """Whether an old window fetched earlier covers ``[start, end)`` and is still current.
 
-        It is when a mirror has streamed every change since it was fetched, or it is recent.
+        A fetch is current when a mirror has streamed every change since it was made, or it
+        is recent.
         """
-        stamp = parse_time(state.etags.get(key))
-        if stamp is None:
-            return False
-        tracked = state.covered_since is not None and state.covered_since <= stamp
-        return tracked or self._clock() - stamp < SEARCH_FRESH
+        for key, value in state.etags.items():
+            fetched = _span_of(key, kind)
+            stamp = parse_time(value) if fetched else None
+            if fetched is None or stamp is None:
+                continue
+            if not (fetched[0] <= start and end <= fetched[1]):
+                continue
+            tracked = state.covered_since is not None and state.covered_since <= stamp
+            if tracked or self._clock() - stamp < SEARCH_FRESH:
+                return True
+        return False
 
     async def _search(self, repo: str, start: datetime, end: datetime, tally: _Tally) -> bool:
         """Issues and PRs created or closed in the window (a merge closes its PR too)."""
@@ -341,6 +348,16 @@ def _advance(state: SyncState, stream: Stream, newest: datetime | None) -> SyncS
         return replace(state, items_cursor=newest if current is None else max(current, newest))
     current = state.comments_cursor
     return replace(state, comments_cursor=newest if current is None else max(current, newest))
+
+
+def _span_of(key: str, kind: str) -> tuple[datetime, datetime] | None:
+    """The ``[start, end)`` of a ``"{kind} START..END"`` marker key, else ``None``."""
+    prefix = f"{kind} "
+    if not key.startswith(prefix) or ".." not in key:
+        return None
+    first, _, last = key[len(prefix) :].partition("..")
+    start, end = parse_time(first), parse_time(last)
+    return None if start is None or end is None else (start, end)
 
 
 def _mark(state: SyncState, key: str, moment: datetime) -> SyncState:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from digest.item_codec import from_micros, opt_micros, opt_moment, to_micros
-from digest.models import Comment, Item, ItemKind, ItemState
+from digest.item_codec import from_micros, item_from_dict, opt_micros, opt_moment, to_micros
+from digest.models import Comment, Item
 from digest.store.base import SyncState
 from digest.store.sqlite_worker import SQLiteWorker, write
 
@@ -108,26 +108,13 @@ def _item_row(item: Item) -> tuple[Any, ...]:
 
 
 def _item(row: sqlite3.Row) -> Item:
-    return Item(
-        repo=row["repo"],
-        number=row["number"],
-        kind=ItemKind(row["kind"]),
-        title=row["title"],
-        author=row["author"],
+    data = dict(row)
+    data.update(
+        labels=json.loads(row["labels"]),
         author_is_bot=bool(row["author_is_bot"]),
-        labels=tuple(json.loads(row["labels"])),
-        state=ItemState(row["state"]),
-        state_reason=row["state_reason"],
-        created_at=from_micros(row["created_at"]),
-        updated_at=from_micros(row["updated_at"]),
-        closed_at=opt_moment(row["closed_at"]),
-        merged_at=opt_moment(row["merged_at"]),
-        url=row["url"],
-        body_excerpt=row["body_excerpt"],
-        comments_total=row["comments_total"],
         draft=bool(row["draft"]),
-        author_association=row["author_association"],
     )
+    return item_from_dict(row["repo"], row["number"], data)
 
 
 def _comment_row(comment: Comment) -> tuple[Any, ...]:

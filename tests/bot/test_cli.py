@@ -186,3 +186,37 @@ async def test_second_run_reuses_the_mirror(github: FakeGitHub, tmp_path: Path) 
     assert first.code == second.code == 0
     assert len(github.requests) - made <= 2
     assert json.loads(first.out)["counts"] == json.loads(second.out)["counts"]
+
+
+async def test_llm_endpoint_is_used_when_configured(
+    github: FakeGitHub, day: Dataset, tmp_path: Path
+) -> None:
+    """With LLM_BASE_URL and LLM_MODEL set, `today` is model-written, counts from the data."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    async with FakeOpenAI() as model:
+        env = {"GITHUB_API_URL": github.url, "LLM_BASE_URL": model.base_url,
+               "LLM_MODEL": "qwen3-8b", "LLM_API_KEY": "sk-test-secret"}
+        run = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+        assert run.code == 0, run.err
+        digest = json.loads(run.out)
+        writers = {s["id"]: s["writer"] for s in digest["sections"]}
+        assert writers["summary"] == "llm:qwen3-8b"
+        assert writers["appendix"] == "template"
+        assert digest["provenance"]["usage"]["prompt_tokens"] > 0
+        assert model.requests
+        assert all(r.headers.get("Authorization") == "Bearer sk-test-secret"
+                   for r in model.requests)
+        assert "sk-test-secret" not in run.out + run.err
+        md = await _cli("today", "--writer", "template", env=env, tmp=tmp_path)
+    assert md.code == 0 and "Written by: template" in md.out
+
+
+async def test_llm_writer_without_endpoint_is_a_config_error(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """`--writer llm` with no endpoint configured exits 6 and says so."""
+    run = await _cli("today", "--writer", "llm", env={"GITHUB_API_URL": github.url},
+                     tmp=tmp_path)
+    assert run.code == 6
+    assert "writer 'llm' is not available" in run.err

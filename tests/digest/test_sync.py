@@ -336,6 +336,19 @@ async def test_window_older_than_the_mirror_is_searched(rig_factory: RigFactory)
     assert again.requests == 2 and not again.used_search
 
 
+async def test_rolling_window_past_the_cap_reuses_its_search(rig_factory: RigFactory) -> None:
+    """A window ending now that reaches past the cap searches once; minutes later it reuses it."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=5)
+    rig = await rig_factory(data, backfill_days=3)
+    first = await rig.syncer.ensure(REPO, Window(data.now - timedelta(days=5), data.now))
+    assert first.used_search
+    rig.clock.advance(timedelta(minutes=3))
+    now = rig.clock()
+    again = await rig.syncer.ensure(REPO, Window(now - timedelta(days=5), now))
+    assert not again.used_search
+    assert again.requests <= 2
+
+
 async def test_real_sample_rows_mirror_faithfully(rig_factory: RigFactory) -> None:
     """The real vLLM sample (issue rows with ``pull_request: null``) mirrors with exact kinds."""
     sample = json.loads((Path(__file__).parents[1] / "data" / "vllm-2026-01-31.json").read_text())

@@ -8,10 +8,11 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from bot.grammar import AskCommand, DigestCommand, UsageError
-from config.settings import AppConfig, valid_repo
+from config.settings import AppConfig
 from digest.ask import AnswerWriter, Asker, RepoInfo
 from digest.errors import ConfigError
 from digest.models import Answer, Digest
+from digest.names import valid_repo
 from digest.service import DigestRequest, Sync
 from digest.store.base import Store
 from digest.windows import parse_window

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from digest.errors import BadWindow
+from digest.names import valid_repo
 from digest.windows import parse_day_start
 
 _OPTION = re.compile(r"^(?:--)?([a-z]+)[:=](.*)$", re.I)
-_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 _TOPIC = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _WINDOW = re.compile(
     r"^(today|yesterday|week|\d{1,3}d|\d{4}-\d{2}-\d{2}(?:\.\.\d{4}-\d{2}-\d{2})?)$", re.I
@@ -208,7 +208,7 @@ def _parse_ask(question: str) -> AskCommand:
 
 def _options(opts: dict[str, str], private: bool) -> Options:
     repo = opts.get("repo")
-    if repo is not None and not _REPO.match(repo):
+    if repo is not None and not valid_repo(repo):
         raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
     lang = opts.get("lang")
     if lang is not None:

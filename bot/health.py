@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from bot.listen import listen
 from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -49,14 +50,6 @@ class HealthServer:
 
 async def start_health(app: web.Application, host: str, port: int) -> HealthServer:
     """Serve ``app`` on ``host:port`` (port 0 picks a free one)."""
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    await site.start()
-    bound = port
-    for address in runner.addresses:
-        if isinstance(address, tuple) and len(address) >= 2:
-            bound = int(address[1])
-            break
+    runner, bound = await listen(app, host, port)
     log.info("serve.http_listening", extra={"host": host, "port": bound})
     return HealthServer(runner, bound)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
+from typing import Protocol
 
 from bot.core import config_fingerprint
 from config.settings import AppConfig, SubscriptionConfig
@@ -20,6 +21,19 @@ from digest.scheduler import SubscriptionStore
 from digest.service import DigestRequest
 
 log = logging.getLogger(__name__)
+
+
+class Subscriptions(Protocol):
+    """Daily-post subscriptions of chat channels, as the Slack and Discord front ends see them."""
+
+    async def add(self, subscription: SubscriptionConfig) -> None:
+        """Create or replace the subscription of (platform, channel, repo)."""
+
+    async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
+        """Remove the channel's subscription to ``repo`` (all when ``None``); the repos removed."""
+
+    async def list(self, platform: str, channel: str) -> Sequence[SubscriptionConfig]:
+        """The channel's subscriptions."""
 
 
 def to_subscription(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -13,8 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import ConfigError
 from digest.models import Topic
-
-_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+from digest.names import valid_repo
 
 
 def _env(prefix: str) -> SettingsConfigDict:
@@ -145,7 +143,7 @@ class AppConfig(BaseModel):
     @field_validator("default_repo")
     @classmethod
     def _repo_name(cls, value: str) -> str:
-        if not _REPO.match(value):
+        if not valid_repo(value):
             raise ValueError(f"{value!r} is not an owner/name repository")
         return value
 
@@ -169,11 +167,6 @@ class AppConfig(BaseModel):
     def topics_for(self, repo: str) -> tuple[Topic, ...]:
         names = self.repo(repo).topics
         return tuple(self.topic(n) for n in (self.default_topics if names is None else names))
-
-
-def valid_repo(name: str) -> bool:
-    """Whether ``name`` looks like ``owner/name``."""
-    return bool(_REPO.match(name))
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

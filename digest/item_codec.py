@@ -1,11 +1,11 @@
-"""Items as plain JSON-ready dicts (times in UTC microseconds), for caches and shared stores."""
+"""Items and comments as JSON-ready dicts (times in UTC microseconds), for caches and stores."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from digest.models import Item, ItemKind, ItemState
+from digest.models import Comment, Item, ItemKind, ItemState
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -73,4 +73,32 @@ def item_from_dict(repo: str, number: int, data: dict[str, Any]) -> Item:
         comments_total=data["comments_total"],
         draft=data["draft"],
         author_association=data["author_association"],
+    )
+
+
+def comment_to_dict(comment: Comment) -> dict[str, Any]:
+    """Every field of ``comment`` but its repository and id (the caller's key)."""
+    return {
+        "item_number": comment.item_number,
+        "author": comment.author,
+        "author_is_bot": comment.author_is_bot,
+        "body_excerpt": comment.body_excerpt,
+        "created_at": to_micros(comment.created_at),
+        "updated_at": to_micros(comment.updated_at),
+        "url": comment.url,
+    }
+
+
+def comment_from_dict(repo: str, comment_id: int, data: dict[str, Any]) -> Comment:
+    """The comment that :func:`comment_to_dict` wrote."""
+    return Comment(
+        repo=repo,
+        id=comment_id,
+        item_number=data["item_number"],
+        author=data["author"],
+        author_is_bot=data["author_is_bot"],
+        body_excerpt=data["body_excerpt"],
+        created_at=from_micros(data["created_at"]),
+        updated_at=from_micros(data["updated_at"]),
+        url=data["url"],
     )

@@ -12,7 +12,8 @@ from bot.discord_bot.render import (
     render_discord,
     validate,
 )
-from bot.discord_bot.subscriptions import MemorySubscriptions, Subscriptions
+from bot.discord_bot.subscriptions import MemorySubscriptions
+from bot.subscriptions import Subscriptions
 
 __all__ = [
     "DiscordFrontEnd",

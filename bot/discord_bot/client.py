@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 
 from bot.discord_bot.endpoints import point_discord_at
-from bot.discord_bot.handlers import Core, DiscordFrontEnd
+from bot.discord_bot.handlers import DiscordFrontEnd
 from bot.discord_bot.options import (
     ask_command,
     digest_command,
@@ -20,8 +20,9 @@ from bot.discord_bot.options import (
     topic_choices,
     window_choices,
 )
-from bot.discord_bot.subscriptions import Subscriptions
+from bot.dispatch import Core
 from bot.grammar import ListSubscriptionsCommand, Options, UnsubscribeCommand, UsageError
+from bot.subscriptions import Subscriptions
 from config.settings import DiscordSettings
 
 LANGUAGES = [Choice(name="English", value="en"), Choice(name="中文", value="zh")]

@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import discord
 
@@ -19,43 +19,26 @@ from bot.discord_bot.render import (
     render_discord,
     render_text,
 )
-from bot.discord_bot.subscriptions import Subscriptions
-from bot.grammar import (
-    AskCommand,
-    Command,
-    DigestCommand,
-    HelpCommand,
-    ListSubscriptionsCommand,
-    SubscribeCommand,
-    UnsubscribeCommand,
-    UsageError,
-    parse,
+from bot.dispatch import (
+    Core,
+    DigestBuild,
+    Dispatcher,
+    Outcome,
+    Reply,
+    SubscriptionCommand,
+    granted,
 )
-from config.settings import AppConfig, SubscriptionConfig
+from bot.grammar import AskCommand, Command, DigestCommand, UsageError
+from bot.subscriptions import Subscriptions
 from digest.errors import DigestError
-from digest.models import Answer, Digest
-from digest.windows import zone
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "discord"
 NO_MENTIONS = discord.AllowedMentions.none()
 THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
 
 T = TypeVar("T")
 Interaction = discord.Interaction[Any]
-SubscriptionCommand = SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand
-
-
-class Core(Protocol):
-    """The part of ``bot.core.ReportCore`` the Discord front end uses."""
-
-    config: AppConfig
-    default_lang: str
-
-    async def digest(self, command: DigestCommand) -> Digest: ...
-
-    async def ask(self, command: AskCommand) -> Answer: ...
 
 
 def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
@@ -79,75 +62,23 @@ class DiscordFrontEnd:
         self, *, core: Core, subscriptions: Subscriptions, clock: Callable[[], datetime]
     ) -> None:
         self.core = core
-        self.subscriptions = subscriptions
         self.clock = clock
-
-    # Building
-
-    def _subscription(self, command: SubscribeCommand, channel: str) -> SubscriptionConfig:
-        config = self.core.config
-        repo = command.options.repo or config.default_repo
-        defaults = config.repo(repo)
-        timezone = command.timezone or defaults.timezone
-        zone(timezone)
-        for name in command.topics or ():
-            config.topic(name)
-        return SubscriptionConfig.model_validate(
-            {
-                "platform": PLATFORM,
-                "channel": channel,
-                "repo": repo,
-                "time": command.time or defaults.day_start,
-                "timezone": timezone,
-                "lang": command.options.lang or self.core.default_lang,
-                "topics": list(command.topics) if command.topics else None,
-                "writer": command.writer or "auto",
-            }
-        )
-
-    async def subscription_reply(
-        self, command: SubscriptionCommand, channel: str, *, can_manage: bool
-    ) -> tuple[str, bool]:
-        """The reply to a subscription command and whether the channel may see it."""
-        if isinstance(command, ListSubscriptionsCommand):
-            found = await self.subscriptions.list(PLATFORM, channel)
-            if not found:
-                return messages.NO_SUBSCRIPTIONS, False
-            entries = [
-                (s.repo or self.core.config.default_repo, s.time or "", s.timezone or "", s.lang)
-                for s in found
-            ]
-            return messages.subscriptions_list(entries), False
-        if not can_manage:
-            return messages.MANAGERS_ONLY, False
-        if isinstance(command, UnsubscribeCommand):
-            removed = await self.subscriptions.remove(PLATFORM, channel, command.options.repo)
-            if not removed:
-                return messages.NO_SUBSCRIPTIONS, False
-            return "\n".join(messages.unsubscribed(r) for r in removed), True
-        subscription = self._subscription(command, channel)
-        await self.subscriptions.add(subscription)
-        return messages.subscribed(
-            subscription.repo or "",
-            subscription.time or "",
-            subscription.timezone or "",
-            subscription.lang,
-        ), True
+        self.dispatch = Dispatcher(core, subscriptions, platform="discord")
 
     # Slash commands
 
     async def report(self, interaction: Interaction, command: DigestCommand) -> None:
         """``/vllm-report``: defer, build, then the parent message and its thread."""
-        private = command.options.private
-        await interaction.response.defer(thinking=True, ephemeral=private)
-        digest = await self._guarded(interaction, command, self.core.digest(command))
+        build = self.dispatch.build(command)
+        await interaction.response.defer(thinking=True, ephemeral=build.private)
+        digest = await self._guarded(interaction, command, build.run())
         if digest is not None:
-            await self._deliver(interaction, render_discord(digest), private=private)
+            await self._deliver(interaction, render_discord(digest), private=build.private)
 
     async def ask(self, interaction: Interaction, command: AskCommand) -> None:
         """``/vllm-ask``: a short linked answer as follow-ups."""
         await interaction.response.defer(thinking=True)
-        answer = await self._guarded(interaction, command, self.core.ask(command))
+        answer = await self._guarded(interaction, command, self.dispatch.build(command).run())
         if answer is not None:
             await self._deliver_messages(interaction, render_answer(answer))
 
@@ -155,9 +86,10 @@ class DiscordFrontEnd:
         """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``."""
         can_manage = interaction.guild_id is None or interaction.permissions.manage_channels
         try:
-            text, public = await self.subscription_reply(
-                command, str(interaction.channel_id), can_manage=can_manage
+            reply = await self.dispatch.subscription(
+                command, channel=str(interaction.channel_id), can_manage=granted(can_manage)
             )
+            text, public = reply.text, reply.public
         except (DigestError, UsageError) as exc:
             text, public = messages.error_text(exc, now=self.clock()), False
         except Exception:  # logged with its trace; the user gets the shared words
@@ -210,27 +142,17 @@ class DiscordFrontEnd:
 
     async def _deliver(self, interaction: Interaction, post: DiscordPost, *, private: bool) -> None:
         if private:
-            try:
-                channel = await interaction.user.create_dm()
-                await self._send_all(channel, post.messages)
-            except discord.Forbidden:
+            if await self._send_dm(interaction.user, post):
+                await interaction.followup.send(
+                    messages.SENT_PRIVATE, ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+            else:
                 await self._fail(interaction, messages.CANNOT_DM)
-                return
-            await interaction.followup.send(
-                messages.SENT_PRIVATE, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
             return
         try:
             parent = await interaction.followup.send(wait=True, **message_kwargs(post.parent))
         except discord.HTTPException as exc:
-            log.warning(
-                "discord.post_failed",
-                extra={
-                    "status": exc.status,
-                    "code": exc.code,
-                    "channel_id": interaction.channel_id,
-                },
-            )
+            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
             await self._fail(interaction, messages.INTERNAL)
             return
         # The message returned by a follow-up has no guild: start the thread from the channel.
@@ -242,14 +164,7 @@ class DiscordFrontEnd:
                 else:
                     await interaction.followup.send(**message_kwargs(spec))
         except discord.HTTPException as exc:
-            log.warning(
-                "discord.post_failed",
-                extra={
-                    "status": exc.status,
-                    "code": exc.code,
-                    "channel_id": interaction.channel_id,
-                },
-            )
+            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
             await interaction.followup.send(
                 messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
@@ -272,11 +187,16 @@ class DiscordFrontEnd:
                 name=name, message=message, auto_archive_duration=THREAD_ARCHIVE_MINUTES
             )
         except discord.HTTPException as exc:
-            log.warning(
-                "discord.thread_failed",
-                extra={"status": exc.status, "code": exc.code, "channel_id": channel.id},
-            )
+            _http_failed("discord.thread_failed", exc, channel_id=channel.id)
             return None
+
+    async def _send_dm(self, user: discord.User | discord.Member, post: DiscordPost) -> bool:
+        """Send ``post`` to ``user`` by direct message; False when their settings refuse it."""
+        try:
+            await self._send_all(await user.create_dm(), post.messages)
+        except discord.Forbidden:
+            return False
+        return True
 
     @staticmethod
     async def _send_all(
@@ -314,48 +234,43 @@ class DiscordFrontEnd:
             "channel_id": message.channel.id,
             "user_id": message.author.id,
         }
-        text = mention_text(message.content, me.id)
+        text = mention_text(message.content, me.id) or "help"  # a bare mention asks for help
         try:
-            command = parse(text) if text else HelpCommand()
-            await self._on_command(message, command)
+            outcome = await self.dispatch.text(
+                text,
+                channel=str(message.channel.id),
+                can_manage=granted(self._can_manage(message)),
+            )
+            if isinstance(outcome, Reply) and outcome.command is None:
+                log.info("discord.mention_refused", extra={**fields, "error": "UsageError"})
+            await self._answer(message, outcome)
         except (DigestError, UsageError) as exc:
             log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
             await self._reply(message, messages.error_text(exc, now=self.clock()))
         except discord.HTTPException as exc:
-            log.warning(
-                "discord.post_failed", extra={**fields, "status": exc.status, "code": exc.code}
-            )
+            _http_failed("discord.post_failed", exc, **fields)
         except Exception:  # logged with its trace; the user gets the shared words
             log.exception("discord.mention_failed", extra=fields)
             await self._reply(message, messages.INTERNAL)
 
-    async def _on_command(self, message: discord.Message, command: Command) -> None:
-        if isinstance(command, HelpCommand):
-            await self._reply(message, messages.HELP)
-        elif isinstance(command, SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand):
-            text, _ = await self.subscription_reply(
-                command, str(message.channel.id), can_manage=self._can_manage(message)
-            )
-            await self._reply(message, text)
-        elif isinstance(command, DigestCommand):
+    async def _answer(self, message: discord.Message, outcome: Outcome) -> None:
+        if isinstance(outcome, Reply):
+            await self._reply(message, outcome.text)
+        elif isinstance(outcome, DigestBuild):
             async with message.channel.typing():
-                digest = await self.core.digest(command)
-            await self._post_reply(message, render_discord(digest), command.options.private)
+                digest = await outcome.run()
+            await self._post_reply(message, render_discord(digest), outcome.private)
         else:
             async with message.channel.typing():
-                answer = await self.core.ask(command)
-            name = clip(" ".join(command.question.split()), 100)
+                answer = await outcome.run()
+            name = clip(" ".join(outcome.command.question.split()), 100)
             target, reference = await self._reply_target(message, name)
             await self._send_all(target, render_answer(answer), reference)
 
     async def _post_reply(self, message: discord.Message, post: DiscordPost, private: bool) -> None:
         if private:
-            try:
-                await self._send_all(await message.author.create_dm(), post.messages)
-            except discord.Forbidden:
-                await self._reply(message, messages.CANNOT_DM)
-                return
-            await self._reply(message, messages.SENT_PRIVATE)
+            sent = await self._send_dm(message.author, post)
+            await self._reply(message, messages.SENT_PRIVATE if sent else messages.CANNOT_DM)
             return
         target, reference = await self._reply_target(message, post.thread_name)
         await self._send_all(target, post.messages, reference)
@@ -370,14 +285,7 @@ class DiscordFrontEnd:
                 )
                 return thread, None
             except discord.HTTPException as exc:
-                log.warning(
-                    "discord.thread_failed",
-                    extra={
-                        "status": exc.status,
-                        "code": exc.code,
-                        "channel_id": message.channel.id,
-                    },
-                )
+                _http_failed("discord.thread_failed", exc, channel_id=message.channel.id)
         return message.channel, message
 
     async def _reply(self, message: discord.Message, text: str) -> None:
@@ -394,3 +302,8 @@ class DiscordFrontEnd:
             and isinstance(channel, discord.abc.GuildChannel | discord.Thread)
             and channel.permissions_for(author).manage_channels
         )
+
+
+def _http_failed(event: str, exc: discord.HTTPException, **fields: Any) -> None:
+    """Log a request Discord refused, with its status and error code."""
+    log.warning(event, extra={**fields, "status": exc.status, "code": exc.code})

@@ -1,24 +1,10 @@
-"""The subscription storage the Discord front end needs, and an in-memory implementation."""
+"""Channel subscriptions kept in memory (:class:`bot.subscriptions.Subscriptions`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from config.settings import SubscriptionConfig
-
-
-class Subscriptions(Protocol):
-    """Daily-post subscriptions of chat channels."""
-
-    async def add(self, subscription: SubscriptionConfig) -> None:
-        """Create or replace the subscription of (platform, channel, repo)."""
-
-    async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
-        """Remove the channel's subscription to ``repo`` (all when None); the repos removed."""
-
-    async def list(self, platform: str, channel: str) -> Sequence[SubscriptionConfig]:
-        """The channel's subscriptions."""
 
 
 class MemorySubscriptions:

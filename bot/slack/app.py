@@ -14,10 +14,11 @@ from weakref import WeakKeyDictionary, WeakSet
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.dispatch import Core
 from bot.slack.claims import Claims
-from bot.slack.handlers import Core, SlackBot
+from bot.slack.handlers import SlackBot
 from bot.slack.poster import SlackPoster, Sleep
-from bot.slack.subscriptions import Subscriptions
+from bot.subscriptions import Subscriptions
 
 log = logging.getLogger(__name__)
 

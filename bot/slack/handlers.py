@@ -7,47 +7,28 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot import messages
-from bot.grammar import (
-    AskCommand,
-    Command,
-    DigestCommand,
-    HelpCommand,
-    ListSubscriptionsCommand,
-    SubscribeCommand,
-    UnsubscribeCommand,
-    UsageError,
-    parse,
-)
+from bot.dispatch import AnswerBuild, CanManage, Core, DigestBuild, Dispatcher
+from bot.grammar import HelpCommand, UsageError
 from bot.slack.claims import Claims, Deliveries
 from bot.slack.jobs import Jobs
 from bot.slack.poster import SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack
-from bot.slack.subscriptions import SlackSubscriptions, Subscriptions
-from config.settings import AppConfig
+from bot.slack.subscriptions import is_manager
+from bot.subscriptions import Subscriptions
 from digest.errors import DigestError
-from digest.models import Answer, Digest
+from digest.models import Digest
 
 log = logging.getLogger(__name__)
 
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 _NOT_HERE = {"not_in_channel", "channel_not_found", "is_archived"}
-
-
-class Core(Protocol):
-    """The part of ``bot.core.ReportCore`` the Slack app uses."""
-
-    config: AppConfig
-
-    async def digest(self, command: DigestCommand) -> Digest: ...
-
-    async def ask(self, command: AskCommand) -> Answer: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,15 +66,10 @@ class SlackBot:
         subscriptions: Subscriptions | None = None,
         jobs: Jobs | None = None,
     ) -> None:
-        self._core = core
         self._poster = poster
         self._clock = clock
         self._deliveries = Deliveries(claims)
-        self._subscriptions = (
-            SlackSubscriptions(subscriptions, poster.client, core.config)
-            if subscriptions is not None
-            else None
-        )
+        self._dispatch = Dispatcher(core, subscriptions, platform="slack")
         self.jobs = jobs or Jobs()
 
     # -- entry points (called by the bolt listeners) ------------------------------------------
@@ -114,19 +90,26 @@ class SlackBot:
             response_url=body.get("response_url"),
         )
         try:
-            command = parse(str(body.get("text", "")))
-        except UsageError as exc:
-            return ephemeral(messages.usage(exc))
-        log.info(
-            "slack.command", extra={"command": type(command).__name__, "channel": origin.channel}
-        )
-        if isinstance(command, HelpCommand):
-            return ephemeral(messages.HELP)
-        if isinstance(command, DigestCommand | AskCommand):
-            self._start(command, origin)
-            private = command.options.private
-            return ephemeral(messages.WORKING_PRIVATE if private else messages.WORKING)
-        return ephemeral(await self._subscription_reply(command, origin))
+            outcome = await self._dispatch.text(
+                str(body.get("text", "")), channel=origin.channel, can_manage=self._manager(origin)
+            )
+        except DigestError as exc:
+            log.info(
+                "slack.request_failed",
+                extra={"channel": origin.channel, "error": type(exc).__name__},
+            )
+            return ephemeral(messages.error_text(exc, self._clock()))
+        if outcome.command is not None:
+            log.info(
+                "slack.command",
+                extra={"command": type(outcome.command).__name__, "channel": origin.channel},
+            )
+        if isinstance(outcome, DigestBuild | AnswerBuild):
+            self.jobs.spawn(
+                self._guard(self._build(outcome, origin), origin), name=f"slack:{origin.channel}"
+            )
+            return ephemeral(outcome.working)
+        return ephemeral(outcome.text)
 
     async def on_message(self, body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
         """A mention of the bot or a direct message: answered in its thread."""
@@ -163,14 +146,6 @@ class SlackBot:
 
     # -- the work ------------------------------------------------------------------------------
 
-    def _start(self, command: DigestCommand | AskCommand, origin: Origin) -> None:
-        work = (
-            self._digest(command, origin)
-            if isinstance(command, DigestCommand)
-            else self._ask(command, origin)
-        )
-        self.jobs.spawn(self._guard(work, origin), name=f"slack:{origin.channel}")
-
     async def _guard(self, work: Awaitable[None], origin: Origin) -> None:
         """Run ``work``; a failure of ours is logged and reported to the user in plain words."""
         try:
@@ -186,29 +161,27 @@ class SlackBot:
             await self._tell(origin, messages.INTERNAL)
 
     async def _message(self, text: str, origin: Origin) -> None:
-        try:
-            command = parse(text)
-        except UsageError as exc:
-            await self._tell(origin, messages.usage(exc))
-            return
-        if isinstance(command, HelpCommand):
+        outcome = await self._dispatch.text(
+            text, channel=origin.channel, can_manage=self._manager(origin)
+        )
+        if isinstance(outcome, DigestBuild | AnswerBuild):
+            await self._build(outcome, origin)
+        elif isinstance(outcome.command, HelpCommand):
             await self._poster.post(
-                origin.channel, {"text": messages.HELP}, thread_ts=origin.thread_ts
+                origin.channel, {"text": outcome.text}, thread_ts=origin.thread_ts
             )
-        elif isinstance(command, DigestCommand):
-            await self._digest(command, origin)
-        elif isinstance(command, AskCommand):
-            await self._ask(command, origin)
         else:
-            await self._tell(origin, await self._subscription_reply(command, origin))
+            await self._tell(origin, outcome.text)
 
-    async def _digest(self, command: DigestCommand, origin: Origin) -> None:
-        digest = await self._core.digest(command)
-        await self._deliver(render_slack(digest), origin, private=command.options.private)
+    async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
+        if isinstance(build, DigestBuild):
+            post = render_slack(await build.run())
+        else:
+            post = render_answer(await build.run())
+        await self._deliver(post, origin, private=build.private)
 
-    async def _ask(self, command: AskCommand, origin: Origin) -> None:
-        answer = await self._core.ask(command)
-        await self._deliver(render_answer(answer), origin, private=command.options.private)
+    def _manager(self, origin: Origin) -> CanManage:
+        return lambda: is_manager(self._poster.client, origin.channel, origin.user)
 
     async def _deliver(self, post: SlackPost, origin: Origin, *, private: bool) -> None:
         if private:
@@ -235,12 +208,6 @@ class SlackBot:
         for reply in post.replies:
             await self._poster.post(origin.channel, reply, thread_ts=origin.thread_ts or parent)
         log.info("slack.posted", extra={"channel": origin.channel, "messages": len(post.messages)})
-
-    async def _subscription_reply(self, command: Command, origin: Origin) -> str:
-        if self._subscriptions is None:
-            return messages.SUBSCRIPTIONS_OFF
-        assert isinstance(command, SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand)
-        return await self._subscriptions.handle(command, channel=origin.channel, user=origin.user)
 
     async def _tell(self, origin: Origin, text: str) -> None:
         """Show ``text`` to the requester only (in a DM, as a reply in the thread)."""

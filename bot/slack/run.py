@@ -10,6 +10,7 @@ from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
+from bot.listen import listen
 from bot.slack.app import has_signing_secret, slack_bot
 from digest.errors import ConfigError
 
@@ -76,15 +77,7 @@ async def start_http(
     """Start serving ``app``'s HTTP endpoint at ``path``; ``port`` 0 picks a free port."""
     if not has_signing_secret(app):
         raise ConfigError("Slack HTTP mode needs SLACK_SIGNING_SECRET to verify requests")
-    runner = web.AppRunner(app.web_app(path=path, port=port), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    await site.start()
-    bound = port
-    for address in runner.addresses:
-        if isinstance(address, tuple) and len(address) >= 2:
-            bound = int(address[1])
-            break
+    runner, bound = await listen(app.web_app(path=path, port=port), host, port)
     log.info("slack.http_listening", extra={"host": host, "port": bound, "path": path})
     return HttpServer(runner, bound, app)
 

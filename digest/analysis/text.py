@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from digest.names import LOGIN
+
 _TAG = re.compile(r"\[([^\[\]]{1,40})\]")
 _TAG_SPLIT = re.compile(r"[/,&+|]|\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
@@ -50,7 +52,7 @@ _SENTENCE_END = re.compile(
 )
 _URL = re.compile(r"\(?<?https?://[^\s)>]+>?\)?")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)")
-_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\b")
+_MENTION = re.compile(rf"(?<![\w@])@({LOGIN})\b")
 _SPACES = re.compile(r"\s+")
 _SEPARATORS = re.compile(r"[\s_-]+")
 _LEADING_MENTIONS = re.compile(r"^(?:\s*@[A-Za-z0-9-]+[,:]?)+\s*")

@@ -12,11 +12,11 @@ from enum import StrEnum
 from digest.ask.terms import is_cjk
 from digest.ask.when import When, resolve_when
 from digest.models import Topic
+from digest.names import valid_repo
 
 MAX_CHARS = 500
 MAX_TERMS = 6
 
-_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 _OPTION = re.compile(r"(?<!\S)(?:--)?(repo|lang)[:=](\S*)", re.I)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 _CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?:s|re|ve|ll|d|t|m)\b", re.I)
@@ -347,8 +347,8 @@ def parse_question(
     text_repo, rest = _option(rest, "repo")
     text_lang, rest = _option(rest, "lang")
     notes: list[str] = []
-    chosen = repo or (text_repo if text_repo and _REPO.match(text_repo) else None)
-    if text_repo and not _REPO.match(text_repo) and not repo:
+    chosen = repo or (text_repo if text_repo and valid_repo(text_repo) else None)
+    if text_repo and not valid_repo(text_repo) and not repo:
         notes.append(f"ignored repo:{text_repo[:60]} (use owner/name)")
     named, rest = _repo(rest, repos)
     if chosen is None:

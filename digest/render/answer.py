@@ -16,6 +16,7 @@ from digest.models import (
     Subheading,
     UserRef,
 )
+from digest.render.json import block_json
 from digest.windows import format_window
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|]|~(?=~))")
@@ -109,22 +110,6 @@ def render_answer_markdown(answer: Answer) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _span_dict(span: Inline) -> dict[str, Any]:
-    if isinstance(span, ItemRef):
-        return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
-    if isinstance(span, UserRef):
-        return {"type": "user", "login": span.login, "url": span.url}
-    return {"type": "text", "text": span.text, "style": span.style}
-
-
-def _block_dict(block: Block) -> dict[str, Any]:
-    if isinstance(block, Paragraph):
-        return {"type": "paragraph", "spans": [_span_dict(s) for s in block.spans]}
-    if isinstance(block, Subheading):
-        return {"type": "subheading", "text": block.text}
-    return {"type": "bullets", "items": [[_span_dict(s) for s in entry] for entry in block.items]}
-
-
 def answer_to_dict(answer: Answer) -> dict[str, Any]:
     """The answer as plain JSON-ready data."""
     window = answer.window
@@ -145,7 +130,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             "text": format_window(window),
         },
         "cites": list(answer.cites),
-        "blocks": [_block_dict(b) for b in answer.blocks],
+        "blocks": [block_json(b) for b in answer.blocks],
         "notes": list(answer.notes),
     }
 

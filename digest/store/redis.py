@@ -22,9 +22,18 @@ from typing import Any, cast
 
 from redis.asyncio import Redis
 
-from digest.item_codec import from_micros, item_from_dict, item_to_dict, to_micros
+from digest.item_codec import (
+    comment_from_dict,
+    comment_to_dict,
+    item_from_dict,
+    item_to_dict,
+    opt_micros,
+    opt_moment,
+    to_micros,
+)
 from digest.models import Comment, Item
 from digest.store.base import SyncState
+from digest.store.item_windows import Column, ItemWindows
 from digest.store.redis_guard import RedisGuard, server_of
 
 SCHEMA_VERSION = 1
@@ -33,14 +42,6 @@ _ITEM_TIMES = ("created_at", "closed_at", "merged_at", "updated_at")
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def _moment(value: int | None) -> datetime | None:
-    return None if value is None else from_micros(value)
-
-
-def _micros(value: datetime | None) -> int | None:
-    return None if value is None else to_micros(value)
 
 
 def _item_json(item: Item) -> str:
@@ -52,37 +53,14 @@ def _item(repo: str, number: int, raw: bytes | str) -> Item:
 
 
 def _comment_json(comment: Comment) -> str:
-    return json.dumps(
-        {
-            "v": SCHEMA_VERSION,
-            "item_number": comment.item_number,
-            "author": comment.author,
-            "author_is_bot": comment.author_is_bot,
-            "body_excerpt": comment.body_excerpt,
-            "created_at": to_micros(comment.created_at),
-            "updated_at": to_micros(comment.updated_at),
-            "url": comment.url,
-        },
-        ensure_ascii=False,
-    )
+    return json.dumps({"v": SCHEMA_VERSION, **comment_to_dict(comment)}, ensure_ascii=False)
 
 
 def _comment(repo: str, comment_id: int, raw: bytes | str) -> Comment:
-    data: dict[str, Any] = json.loads(raw)
-    return Comment(
-        repo=repo,
-        id=comment_id,
-        item_number=data["item_number"],
-        author=data["author"],
-        author_is_bot=data["author_is_bot"],
-        body_excerpt=data["body_excerpt"],
-        created_at=from_micros(data["created_at"]),
-        updated_at=from_micros(data["updated_at"]),
-        url=data["url"],
-    )
+    return comment_from_dict(repo, comment_id, json.loads(raw))
 
 
-class RedisStore:
+class RedisStore(ItemWindows):
     """A :class:`~digest.store.base.Store` in Redis, shared by every replica."""
 
     def __init__(
@@ -159,24 +137,12 @@ class RedisStore:
         return await self._guard.run(f"{kind}_{column}", query)
 
     async def _items_between(
-        self, column: str, repo: str, start: datetime, end: datetime
+        self, column: Column, repo: str, start: datetime, end: datetime
     ) -> list[Item]:
         found = [
             _item(repo, n, raw) for n, raw in await self._between(repo, "items", column, start, end)
         ]
         return sorted(found, key=lambda i: (getattr(i, column), i.number))
-
-    async def items_created(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("created_at", repo, start, end)
-
-    async def items_closed(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("closed_at", repo, start, end)
-
-    async def items_merged(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("merged_at", repo, start, end)
-
-    async def items_updated(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("updated_at", repo, start, end)
 
     async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
         rows = await self._between(repo, "comments", "created_at", start, end)
@@ -205,10 +171,10 @@ class RedisStore:
             return SyncState()
         data: dict[str, Any] = json.loads(_text(raw))
         return SyncState(
-            items_cursor=_moment(data["items_cursor"]),
-            comments_cursor=_moment(data["comments_cursor"]),
-            covered_since=_moment(data["covered_since"]),
-            synced_at=_moment(data["synced_at"]),
+            items_cursor=opt_moment(data["items_cursor"]),
+            comments_cursor=opt_moment(data["comments_cursor"]),
+            covered_since=opt_moment(data["covered_since"]),
+            synced_at=opt_moment(data["synced_at"]),
             etags=dict(data["etags"]),
         )
 
@@ -216,10 +182,10 @@ class RedisStore:
         value = json.dumps(
             {
                 "v": SCHEMA_VERSION,
-                "items_cursor": _micros(state.items_cursor),
-                "comments_cursor": _micros(state.comments_cursor),
-                "covered_since": _micros(state.covered_since),
-                "synced_at": _micros(state.synced_at),
+                "items_cursor": opt_micros(state.items_cursor),
+                "comments_cursor": opt_micros(state.comments_cursor),
+                "covered_since": opt_micros(state.covered_since),
+                "synced_at": opt_micros(state.synced_at),
                 "etags": state.etags,
             },
             sort_keys=True,

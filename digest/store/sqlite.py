@@ -13,9 +13,16 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from digest.item_codec import from_micros, item_from_dict, opt_micros, opt_moment, to_micros
+from digest.item_codec import (
+    comment_from_dict,
+    item_from_dict,
+    opt_micros,
+    opt_moment,
+    to_micros,
+)
 from digest.models import Comment, Item
 from digest.store.base import SyncState
+from digest.store.item_windows import Column, ItemWindows
 from digest.store.sqlite_worker import SQLiteWorker, write
 
 SCHEMA_VERSION = 1
@@ -132,17 +139,9 @@ def _comment_row(comment: Comment) -> tuple[Any, ...]:
 
 
 def _comment(row: sqlite3.Row) -> Comment:
-    return Comment(
-        repo=row["repo"],
-        id=row["id"],
-        item_number=row["item_number"],
-        author=row["author"],
-        author_is_bot=bool(row["author_is_bot"]),
-        body_excerpt=row["body_excerpt"],
-        created_at=from_micros(row["created_at"]),
-        updated_at=from_micros(row["updated_at"]),
-        url=row["url"],
-    )
+    data = dict(row)
+    data["author_is_bot"] = bool(row["author_is_bot"])
+    return comment_from_dict(row["repo"], row["id"], data)
 
 
 def _placeholders(count: int) -> str:
@@ -161,7 +160,7 @@ WINDOW_QUERIES["comments"] = (
 )
 
 
-class SQLiteStore:
+class SQLiteStore(ItemWindows):
     """A :class:`~digest.store.base.Store` in one SQLite database file (or ``":memory:"``)."""
 
     def __init__(self, path: str) -> None:
@@ -198,23 +197,11 @@ class SQLiteStore:
     # -- window queries -------------------------------------------------------------------
 
     async def _items_between(
-        self, column: str, repo: str, start: datetime, end: datetime
+        self, column: Column, repo: str, start: datetime, end: datetime
     ) -> list[Item]:
         args = (repo, to_micros(start), to_micros(end))
         sql = WINDOW_QUERIES[column]
         return await self._run(lambda conn: [_item(r) for r in conn.execute(sql, args)])
-
-    async def items_created(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("created_at", repo, start, end)
-
-    async def items_closed(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("closed_at", repo, start, end)
-
-    async def items_merged(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("merged_at", repo, start, end)
-
-    async def items_updated(self, repo: str, start: datetime, end: datetime) -> list[Item]:
-        return await self._items_between("updated_at", repo, start, end)
 
     async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
         args = (repo, to_micros(start), to_micros(end))

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from digest.analysis.analyze import active_items
 from digest.analysis.types import WindowData
 from digest.models import Inline, Item, ItemRef, Text, UserRef
+from digest.names import LOGIN
 from digest.writers.spans import user_ref
 
 _URL_CHARS = r"[^\s<>()\[\]{}\"'`，。；、）]"
 _URL = re.compile(rf"\bhttps?://{_URL_CHARS}*(?<![.,;:!?])", re.I)
 _NUMBER = re.compile(r"(?<![\w&/#])#(\d{1,9})(?!\w)")
-_LOGIN = re.compile(r"(?<![\w@./`-])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?)(?!\.\w|[\w-])")
+_LOGIN = re.compile(rf"(?<![\w@./`-])@({LOGIN}(?:\[bot\])?)(?!\.\w|[\w-])")
 _BARE_REF = re.compile(r"\b(?:issue|PR|pull request)\s+(\d{2,9})\b", re.I)
 _PLATFORM_MENTION = re.compile(r"<[!@#][^>]*>")
 _TOKEN = re.compile(f"{_URL.pattern}|{_NUMBER.pattern}|{_LOGIN.pattern}", re.I)

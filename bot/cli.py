@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import sqlite3
 import sys
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
-from typing import TextIO
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING, TextIO
+
+from pydantic import ValidationError
 
 from bot import messages
 from bot.grammar import UsageError
+from config.settings import AppConfig, Settings, one_line
 from digest.errors import (
     BadWindow,
     ConfigError,
@@ -28,6 +33,9 @@ EXIT_NOT_FOUND = 3
 EXIT_RATE_LIMITED = 4
 EXIT_UNAVAILABLE = 5
 EXIT_CONFIG = 6
+
+if TYPE_CHECKING:
+    from bot.compose import Runtime
 
 log = logging.getLogger("vllm_report")
 
@@ -108,6 +116,45 @@ def exit_code(error: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def _settings(config_path: str | None) -> tuple[Settings, AppConfig]:
+    """Settings from the environment and the configuration file, as ``ConfigError``s."""
+    from bot.compose import load_settings
+
+    try:
+        return load_settings(config_path)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid environment setting: {one_line(exc)}") from exc
+
+
+@asynccontextmanager
+async def _runtime(settings: Settings, config: AppConfig) -> AsyncIterator[Runtime]:
+    """The runtime, its SQLite files opened up front: one that cannot be is a config error."""
+    from bot.compose import build_runtime
+
+    async with build_runtime(settings, config) as runtime:
+        if settings.redis.url is None:
+            try:
+                await runtime.store.get_sync_state(config.default_repo)
+                await runtime.state.get("vllm-report:cli")
+            except (OSError, sqlite3.Error) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                raise ConfigError(
+                    f"cannot open the local mirror {settings.db} ({reason}); "
+                    "point VLLM_REPORT_DB at a writable file"
+                ) from exc
+        yield runtime
+
+
+def _topics(config: AppConfig, names: list[str] | None) -> tuple[str, ...] | None:
+    """The ``--topic`` names, each checked against the configuration."""
+    if not names:
+        return None
+    try:
+        return tuple(config.topic(name).name for name in names)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
     if not stream.isatty():
         return nullcontext()
@@ -117,13 +164,12 @@ def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
 
 
 async def _run_digest(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
-    from bot.compose import build_runtime, load_settings
     from digest.render.json import dumps
     from digest.render.markdown import render_markdown
 
-    settings, config = load_settings(args.config)
-    topics = tuple(args.topic) if args.topic else None
-    async with build_runtime(settings, config) as runtime:
+    settings, config = _settings(args.config)
+    topics = _topics(config, args.topic)
+    async with _runtime(settings, config) as runtime:
         request = runtime.core.request(
             args.window,
             repo=args.repo,
@@ -140,10 +186,9 @@ async def _run_digest(args: argparse.Namespace, out: TextIO, err: TextIO) -> Non
 
 async def _run_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
     from bot.ask_cli import run_ask
-    from bot.compose import build_runtime, load_settings
 
-    settings, config = load_settings(args.config)
-    async with build_runtime(settings, config) as runtime:
+    settings, config = _settings(args.config)
+    async with _runtime(settings, config) as runtime:
         with _progress(err, "Looking it up…"):
             text = await run_ask(
                 runtime.core,
@@ -181,15 +226,22 @@ def main(
         return EXIT_OK
     except SystemExit as exc:  # argparse: --help or a usage error
         return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:  # the reader went away, e.g. `vllm-report today | head -1`
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         err.write("vllm-report: interrupted\n")
         return 130
-    except (DigestError, UsageError) as exc:
+    except UsageError as exc:
+        err.write(f"vllm-report: {exc} (see vllm-report --help)\n")
+        return EXIT_USAGE
+    except DigestError as exc:
         err.write(f"vllm-report: {messages.error_text(exc)}\n")
         return exit_code(exc)
-    except Exception:
+    except Exception as exc:
         log.debug("cli.failed", exc_info=True)
-        err.write(f"vllm-report: {messages.INTERNAL} (run with -v for details)\n")
+        err.write(f"vllm-report: internal error ({type(exc).__name__}); run with -v for details\n")
         return EXIT_INTERNAL
 
 

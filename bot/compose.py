@@ -8,7 +8,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -17,11 +17,13 @@ from bot.core import ReportCore
 from config.settings import AppConfig, Settings, load_config
 from digest.ask import AnswerWriter
 from digest.cache import DigestService
+from digest.errors import ConfigError
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
-from digest.service import DigestBuilder
+from digest.service import DigestBuilder, Sync
 from digest.state import SharedState
 from digest.store.base import Store
+from digest.store.failover import FailoverStore, FailoverSync
 from digest.store.sqlite import SQLiteStore
 from digest.store.sqlite_state import SQLiteState
 from digest.sync import Syncer
@@ -48,7 +50,7 @@ class Runtime:
     github: GitHubClient
     store: Store
     state: SharedState
-    sync: SyncGate
+    sync: Sync  # the shared mirror's gate; with Redis, it fails over to the local mirror
     builder: DigestBuilder
     service: DigestService
     core: ReportCore
@@ -138,11 +140,16 @@ async def build_runtime(
             sleep=sleep,
             clock=clock,
         )
-        store, state, fallback_store = await _storage(settings, stack, clock)
-        syncer = Syncer(
-            github, store, clock=clock, backfill_days=gh.backfill_days, web_url=gh.web_url
-        )
-        gate = SyncGate(syncer, state, clock)
+        store, state, local_store = await _storage(settings, stack, clock)
+        fresh = timedelta(seconds=settings.sync_fresh_seconds)
+
+        def gate_for(mirror: Store, shared: SharedState) -> SyncGate:
+            syncer = Syncer(
+                github, mirror, clock=clock, backfill_days=gh.backfill_days, web_url=gh.web_url
+            )
+            return SyncGate(syncer, shared, clock, fresh_for=fresh)
+
+        gate = gate_for(store, state)
         template = TemplateWriter()
         writers: dict[str, Writer] = {"template": template}
         llm_writer, answerer = _llm(settings, stack, template)
@@ -152,35 +159,49 @@ async def build_runtime(
             store=store, sync=gate, writers=writers, clock=clock, web_url=gh.web_url
         )
         fallback = None
-        if fallback_store is not None:
-            local_sync = Syncer(
-                github,
-                fallback_store,
-                clock=clock,
-                backfill_days=gh.backfill_days,
-                web_url=gh.web_url,
-            )
+        mirror: Store = store  # what questions read and the background sync refreshes
+        mirror_sync: Sync = gate
+        if local_store is not None:  # Redis: a local mirror answers while it is down
+            local_state = SQLiteState(":memory:", clock=clock)
+            stack.push_async_callback(local_state.close)
+            local_gate = gate_for(local_store, local_state)
             fallback = DigestBuilder(
-                store=fallback_store,
-                sync=local_sync,
-                writers=writers,
-                clock=clock,
-                web_url=gh.web_url,
+                store=local_store, sync=local_gate, writers=writers, clock=clock, web_url=gh.web_url
             )
-        service = DigestService(builder, state, clock, store=store, sync=gate, fallback=fallback)
+            mirror = FailoverStore(store, local_store)
+            mirror_sync = FailoverSync(gate, local_gate)
+        service = DigestService(
+            builder,
+            state,
+            clock,
+            store=store,
+            sync=gate,
+            fallback=fallback,
+            writer_names={key: writer.name for key, writer in writers.items()},
+        )
         core = ReportCore(
             config=config,
             get_digest=service.get_digest,
             clock=clock,
             default_writer="llm" if llm_writer is not None else "template",
-            store=store,
-            sync=gate,
+            store=mirror,
+            sync=mirror_sync,
             answerer=answerer,
             web_url=gh.web_url,
         )
         log.info("runtime.ready", extra={"store": type(store).__name__, "writers": sorted(writers)})
         yield Runtime(
-            settings, config, clock, github, store, state, gate, builder, service, core, writers
+            settings,
+            config,
+            clock,
+            github,
+            store,
+            state,
+            mirror_sync,
+            builder,
+            service,
+            core,
+            writers,
         )
 
 
@@ -195,7 +216,14 @@ async def _storage(
         from digest.store.redis import RedisStore
         from digest.store.redis_state import RedisState
 
-        client = Redis.from_url(settings.redis.url, socket_connect_timeout=1.0, socket_timeout=2.0)
+        try:
+            client = Redis.from_url(
+                settings.redis.url, socket_connect_timeout=1.0, socket_timeout=2.0
+            )
+        except ValueError as exc:  # the URL is not repeated: it may hold a password
+            raise ConfigError(
+                "REDIS_URL is not a Redis URL (redis://HOST:PORT/DB, rediss://… or unix://…)"
+            ) from exc
         stack.push_async_callback(client.aclose)
         local = SQLiteStore(db)
         stack.push_async_callback(local.close)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, overload
+from typing import Protocol, overload
 
 from bot import messages
 from bot.grammar import (
@@ -31,7 +31,7 @@ from digest.windows import zone
 
 log = logging.getLogger(__name__)
 
-Platform = Literal["slack", "discord"]
+Platform = messages.Platform
 SubscriptionCommand = SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand
 CanManage = Callable[[], Awaitable[bool]]
 """Whether the caller may change the channel's subscriptions; asked only when it matters."""
@@ -142,7 +142,7 @@ class SubscriptionCommands:
             ]
             return Reply(messages.subscriptions_list(entries), command)
         if not await can_manage():
-            return Reply(messages.MANAGERS_ONLY, command)
+            return Reply(messages.managers_only(self._platform), command)
         if isinstance(command, UnsubscribeCommand):
             removed = await self._store.remove(self._platform, channel, command.options.repo)
             if not removed:
@@ -191,6 +191,7 @@ class Dispatcher:
         self, core: Core, subscriptions: Subscriptions | None, *, platform: Platform
     ) -> None:
         self.core = core
+        self.platform: Platform = platform
         self._subscriptions = (
             SubscriptionCommands(
                 subscriptions, core.config, platform=platform, default_lang=core.default_lang
@@ -204,13 +205,13 @@ class Dispatcher:
         try:
             command = parse(text)
         except UsageError as exc:
-            return Reply(messages.usage(exc))
+            return Reply(messages.usage(exc, self.platform))
         return await self.command(command, channel=channel, can_manage=can_manage)
 
     async def command(self, command: Command, *, channel: str, can_manage: CanManage) -> Outcome:
         """The outcome of ``command``; subscription errors (``DigestError``) are raised."""
         if isinstance(command, HelpCommand):
-            return Reply(messages.HELP, command)
+            return Reply(messages.help_text(self.platform), command)
         if isinstance(command, DigestCommand | AskCommand):
             return self.build(command)
         return await self.subscription(command, channel=channel, can_manage=can_manage)

@@ -123,15 +123,17 @@ def parse(text: str) -> Command:
     if len(text) > 2000:
         raise UsageError("that command is too long")
     words = text.split()
-    head = words[0].lower() if words else ""
-    if head == "ask" or (
-        head not in _KEYWORDS
-        and not _WINDOW.match(head)
-        and words
-        and not _OPTION.match(words[0])
-        and _looks_like_question(text)
+    lead = 0  # options and ``private`` may come before a question too
+    while lead < len(words) and (_OPTION.match(words[lead]) or words[lead].lower() in _PRIVATE):
+        lead += 1
+    first = words[lead].lower() if lead < len(words) else ""
+    if first == "ask" or (
+        first
+        and first not in _KEYWORDS
+        and not _WINDOW.match(first)
+        and _looks_like_question(" ".join(words[lead:]))
     ):
-        return _parse_ask(text[3:].strip() if head == "ask" else text)
+        return _parse_ask(" ".join(words[:lead] + words[lead + (first == "ask") :]))
 
     opts: dict[str, str] = {}
     private = False
@@ -143,7 +145,7 @@ def parse(text: str) -> Command:
             if key in opts:
                 raise UsageError(f"the option {key}: is given twice")
             opts[key] = match[2]
-        elif word.lower() in ("private", "dm"):
+        elif word.lower() in _PRIVATE:
             private = True
         else:
             rest.append(word)
@@ -151,14 +153,6 @@ def parse(text: str) -> Command:
     head = rest[0].lower() if rest else ""
     args = rest[1:]
 
-    if head == "ask":
-        asked = _parse_ask(" ".join(args))
-        return AskCommand(
-            asked.question,
-            Options(
-                options.repo or asked.options.repo, options.lang or asked.options.lang, private
-            ),
-        )
     if head in ("help", "-h", "--help"):
         return HelpCommand(options)
     if head == "subscriptions":
@@ -185,25 +179,33 @@ def parse(text: str) -> Command:
     return DigestCommand(_window(head), None, writer, options)
 
 
-_KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "topic", "private", "dm"}
+_PRIVATE = ("private", "dm")
+_KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "topic", *_PRIVATE}
 _OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer"}
 
 
 def _parse_ask(question: str) -> AskCommand:
+    """A question; ``private`` counts as the option before it or right after its "?"."""
     opts: dict[str, str] = {}
     kept: list[str] = []
+    private = False
     for word in question.split():
         match = _OPTION.match(word)
         if match and match[1].lower() in ("repo", "lang"):
             opts[match[1].lower()] = match[2]
+        elif not kept and word.lower() in _PRIVATE:
+            private = True
         else:
             kept.append(word)
+    if len(kept) > 1 and kept[-1].lower() in _PRIVATE and kept[-2].endswith(("?", "？")):
+        kept.pop()
+        private = True
     text = " ".join(kept).strip()
     if not text:
         raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
     if len(text) > MAX_QUESTION:
         raise UsageError(f"a question is at most {MAX_QUESTION} characters")
-    return AskCommand(text, _options(opts, False))
+    return AskCommand(text, _options(opts, private))
 
 
 def _options(opts: dict[str, str], private: bool) -> Options:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Literal
 
 from bot.grammar import UsageError
 from digest.errors import (
@@ -13,21 +14,45 @@ from digest.errors import (
     NotFound,
     RateLimited,
     SourceUnavailable,
+    StateUnavailable,
 )
 
-HELP = """\
-*vllm-report* — what happened in a GitHub repository, in one digest.
+Platform = Literal["slack", "discord"]
 
-Digests:
-  today · yesterday · week · 3d · 2026-03-10 · 2026-03-01..2026-03-07
-  topic rocm [week]            one focus topic only
-Questions:
-  ask what's new in ROCm?      (or mention the bot with a question)
-Daily posts (channel managers):
-  subscribe [time:09:00] [tz:Europe/Berlin] [topics:rocm] [lang:zh]
-  unsubscribe · subscriptions
-Options anywhere: repo:owner/name · lang:zh|en · private (send it to me by DM)
+_HELP = """\
+{b}vllm-report{b}: what happened in a GitHub repository, in one digest.
+{how}
+
+{b}Digests{b}
+`today` · `yesterday` · `week` · `3d` · `2026-03-10` · `2026-03-01..2026-03-07`
+`topic rocm week`: one focus topic only
+{b}Questions{b}
+`ask what's new in ROCm?` (or mention me with a question)
+{b}Daily posts{b} ({managers})
+`subscribe time:09:00 tz:Europe/Berlin topics:rocm lang:zh` (every option is optional)
+`unsubscribe` · `subscriptions`
+{b}Options anywhere{b}: `repo:owner/name` · `lang:zh` or `lang:en` · `private` (sent to you by \
+direct message)
 """
+_BOLD = {"slack": "*", "discord": "**"}
+_HOW = {
+    "slack": "Type `/vllm-report` and a command, mention me with one, or send me a direct message.",
+    "discord": (
+        "Use `/vllm-report`, `/vllm-ask`, `/vllm-subscribe`, `/vllm-unsubscribe` and "
+        "`/vllm-subscriptions`, or mention me with a command."
+    ),
+}
+_MANAGERS = {
+    "slack": "workspace admins and owners, and the channel's creator",
+    "discord": "members with the Manage Channels permission",
+}
+_HELP_HINT = {"slack": "`/vllm-report help`", "discord": "`/vllm-help`"}
+
+
+def help_text(platform: Platform) -> str:
+    """The commands, in the platform's own markup and with its way of calling them."""
+    return _HELP.format(b=_BOLD[platform], how=_HOW[platform], managers=_MANAGERS[platform])
+
 
 WORKING = "Working on it… the digest will be posted here in a moment."
 WORKING_PRIVATE = "Working on it… I'll send the digest to you by direct message."
@@ -42,13 +67,25 @@ NOT_IN_CHANNEL = (
 CANNOT_DM = (
     "I couldn't send you a direct message. Check that direct messages from apps are allowed."
 )
-MANAGERS_ONLY = "Only channel managers can change this channel's subscriptions."
 NO_SUBSCRIPTIONS = "This channel has no daily digest. Start one with `subscribe`."
+STATE_UNAVAILABLE = (
+    "Subscriptions can't be read or changed right now: the bot's shared storage is "
+    "unreachable. Digests and questions still work; please try again in a few minutes."
+)
 QUIET_DAY = "Quiet day in {repo}: no new or closed issues or pull requests in {window}."
 
 
-def usage(error: UsageError) -> str:
-    return f"Sorry, I didn't understand that: {error}. Type `help` for the commands."
+def managers_only(platform: Platform) -> str:
+    """The refusal of a subscription change, naming who counts as a channel manager."""
+    return (
+        "Only channel managers can change this channel's subscriptions "
+        f"(here: {_MANAGERS[platform]})."
+    )
+
+
+def usage(error: UsageError, platform: Platform | None = None) -> str:
+    hint = _HELP_HINT[platform] if platform else "`vllm-report --help`"
+    return f"Sorry, I didn't understand that: {error}. Type {hint} for the commands."
 
 
 def rate_limited(error: RateLimited, now: datetime | None = None) -> str:
@@ -64,10 +101,12 @@ def rate_limited(error: RateLimited, now: datetime | None = None) -> str:
     return f"GitHub's rate limit is used up.{when}{hint}"
 
 
-def error_text(error: BaseException, now: datetime | None = None) -> str:
+def error_text(
+    error: BaseException, now: datetime | None = None, *, platform: Platform | None = None
+) -> str:
     """The one-line wording of ``error`` shown to a user; never a stack trace."""
     if isinstance(error, UsageError):
-        return usage(error)
+        return usage(error, platform)
     if isinstance(error, BadWindow):
         return f"That window doesn't work: {error}."
     if isinstance(error, NotFound):
@@ -81,6 +120,8 @@ def error_text(error: BaseException, now: datetime | None = None) -> str:
         return f"GitHub can't be reached right now ({error}). Please try again in a few minutes."
     if isinstance(error, ConfigError):
         return f"Configuration problem: {error}."
+    if isinstance(error, StateUnavailable):
+        return STATE_UNAVAILABLE
     if isinstance(error, DigestError):
         return f"Couldn't build the digest: {error}."
     return INTERNAL

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 Reader = Callable[[], float]
+_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,8 @@ class Metrics:
         self._add(_Metric(f"{self._namespace}_{name}", "gauge", help, read))
 
     def _add(self, metric: _Metric) -> None:
+        if not _NAME.fullmatch(metric.name):
+            raise ValueError(f"{metric.name!r} is not a Prometheus metric name")
         if metric.name in self._metrics:
             raise ValueError(f"metric {metric.name} is registered twice")
         self._metrics[metric.name] = metric
@@ -42,7 +46,8 @@ class Metrics:
         lines: list[str] = []
         for metric in self._metrics.values():
             value = float(metric.read())
-            lines.append(f"# HELP {metric.name} {metric.help}")
+            help_text = metric.help.replace("\\", "\\\\").replace("\n", "\\n")
+            lines.append(f"# HELP {metric.name} {help_text}")
             lines.append(f"# TYPE {metric.name} {metric.kind}")
             lines.append(f"{metric.name} {_number(value)}")
         return "\n".join(lines) + "\n"

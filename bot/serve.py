@@ -1,10 +1,11 @@
 """``vllm-report serve``: chat front ends, daily scheduler and mirror sync in one process.
 
 Every front end with its tokens runs (Slack in Socket Mode or HTTP mode, Discord over its
-gateway); with none it says what to configure and exits non-zero. ``/healthz`` and ``/metrics``
+gateway); with none it says what to configure and exits non-zero, and a token that Slack or
+Discord refuses at start-up ends the process with exit code 1. ``/healthz`` and ``/metrics``
 listen on ``VLLM_REPORT_HTTP_PORT``. SIGTERM (or SIGINT) stops new work at once; posts in flight
-get ``drain_s`` seconds to finish, and a daily post still unfinished then is released, so the
-next run (here or on another replica) makes it.
+get ``drain_s`` seconds to finish, and a daily post whose parent message is not out by then is
+released, so the next run (here or on another replica) makes it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TextIO
 
+import aiohttp
+from pydantic import SecretStr
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import ReportCore
@@ -29,6 +34,7 @@ from bot.logs import configure
 from bot.metrics import ErrorCounter, Metrics
 from bot.mirror_sync import MirrorSync, followed_repos
 from bot.slack import SlackPoster, build_slack_app, run_http, run_socket_mode
+from bot.slack.poster import slack_error
 from bot.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
 from config.settings import AppConfig, Settings
 from digest.errors import DigestError
@@ -100,6 +106,35 @@ def plan(settings: Settings) -> Plan:
     elif s.app_token is not None or s.signing_secret is not None:
         problems.append("Slack needs SLACK_BOT_TOKEN")
     return Plan(slack, settings.discord.token is not None, tuple(problems))
+
+
+class TokenRejected(RuntimeError):
+    """A chat platform refused one of our tokens; restarting will not help."""
+
+
+async def check_slack_tokens(client: AsyncWebClient, app_token: str | None) -> None:
+    """Raise ``TokenRejected`` when Slack refuses the bot or app token.
+
+    Socket Mode retries a refused app token forever, so both are tried once before it starts.
+    Network failures are left to the front end's own retries.
+    """
+    checks: list[tuple[str, Callable[[], Awaitable[Any]]]] = [("SLACK_BOT_TOKEN", client.auth_test)]
+    if app_token is not None:
+        checks.append(
+            ("SLACK_APP_TOKEN", lambda: client.apps_connections_open(app_token=app_token))
+        )
+    for name, call in checks:
+        try:
+            await call()
+        except SlackApiError as exc:
+            code = slack_error(exc)
+            if code == "ratelimited":
+                continue
+            log.error("serve.token_rejected", extra={"token": name, "error": code})
+            raise TokenRejected(f"Slack rejected {name} ({code})") from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("serve.token_unchecked", extra={"token": name, "error": repr(exc)})
+            return
 
 
 def ledger_for(state: SharedState) -> PostLedger:
@@ -212,20 +247,8 @@ class BotProcess:
                 subscriptions=self.channel_subscriptions,
                 pace_s=self.slack_pace_s,
             )
-            if self.plan.slack == "socket":
-                app_token = settings.slack.app_token
-                assert app_token is not None
-                self.components.start(
-                    "slack",
-                    run_socket_mode(
-                        app, app_token.get_secret_value(), stop=self.stop, drain_s=self.drain_s
-                    ),
-                )
-            else:
-                self.components.start(
-                    "slack",
-                    run_http(app, settings.slack.port, stop=self.stop, drain_s=self.drain_s),
-                )
+            app_token = settings.slack.app_token if self.plan.slack == "socket" else None
+            self.components.start("slack", self._run_slack(app, web_client, app_token))
             posters["slack"] = SlackDaily(SlackPoster(web_client, pace_s=self.slack_pace_s))
         if self.plan.discord:
             discord_token = settings.discord.token
@@ -237,6 +260,18 @@ class BotProcess:
             self.components.start("discord", client.start(discord_token.get_secret_value()))
             posters["discord"] = DiscordDaily(client)
         return posters
+
+    async def _run_slack(
+        self, app: AsyncApp, web_client: AsyncWebClient, app_token: SecretStr | None
+    ) -> None:
+        """Check the tokens, then serve Slack in Socket Mode (with an app token) or HTTP mode."""
+        token = app_token.get_secret_value() if app_token is not None else None
+        await check_slack_tokens(web_client, token)
+        if token is not None:
+            await run_socket_mode(app, token, stop=self.stop, drain_s=self.drain_s)
+        else:
+            port = self.settings.slack.port
+            await run_http(app, port, stop=self.stop, drain_s=self.drain_s)
 
     def _start_scheduler(self, posters: dict[str, ChannelPoster]) -> None:
         core = self.runtime.core
@@ -290,6 +325,11 @@ class BotProcess:
             lambda: sched.counters["digests_built"],
         )
         m.counter("posts_made", "Daily posts made.", lambda: sched.counters["posts_made"])
+        m.counter(
+            "posts_incomplete",
+            "Daily posts whose thread broke off after the parent message was out.",
+            lambda: sched.counters["posts_incomplete"],
+        )
         m.counter(
             "post_errors",
             "Daily posts that failed and were released for a retry.",

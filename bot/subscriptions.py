@@ -15,6 +15,7 @@ from typing import Protocol
 
 from bot.core import config_fingerprint
 from config.settings import AppConfig, SubscriptionConfig
+from digest.errors import DigestError
 from digest.models import Window
 from digest.schedule import Subscription
 from digest.scheduler import SubscriptionStore
@@ -109,21 +110,40 @@ class ChannelSubscriptions:
         return [to_config(s) for s in sorted(found, key=lambda s: s.repo.lower())]
 
 
-async def seed_subscriptions(
-    store: SubscriptionStore, config: AppConfig, clock: Callable[[], datetime]
-) -> int:
-    """Store the configuration file's subscriptions that are not stored yet; how many were new.
+class SeedableStore(SubscriptionStore, Protocol):
+    """A subscription store that remembers which configured subscriptions it stored once."""
 
-    Subscriptions changed in chat win over the file: an existing one is left as it is.
+    async def was_seeded(self, subscription_id: str) -> bool: ...
+
+    async def mark_seeded(self, subscription_id: str) -> None: ...
+
+
+async def seed_subscriptions(
+    store: SeedableStore, config: AppConfig, clock: Callable[[], datetime]
+) -> int:
+    """Store the configuration file's subscriptions that were never stored; how many were new.
+
+    Each is stored once: a change made in chat afterwards, an ``unsubscribe`` included, wins over
+    the file. An entry that cannot be used (an unknown topic, say) is logged and skipped.
     """
     existing = {s.id for s in await store.all_subscriptions()}
     added = 0
     for entry in config.subscriptions:
-        sub = to_subscription(entry, config, since=clock())
+        try:
+            sub = to_subscription(entry, config, since=clock())
+        except (DigestError, ValueError) as exc:
+            log.error(
+                "schedule.seed_skipped",
+                extra={"platform": entry.platform, "channel": entry.channel, "error": str(exc)},
+            )
+            continue
+        if await store.was_seeded(sub.id):
+            continue
         if sub.id not in existing:
             await store.put_subscription(sub)
             existing.add(sub.id)
             added += 1
+        await store.mark_seeded(sub.id)
     if added:
         log.info("schedule.seeded", extra={"subscriptions": added})
     return added

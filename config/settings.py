@@ -7,12 +7,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from digest.errors import ConfigError
+from digest.errors import BadWindow, ConfigError
 from digest.models import Topic
 from digest.names import valid_repo
+from digest.windows import parse_day_start, zone
 
 
 def _env(prefix: str) -> SettingsConfigDict:
@@ -85,6 +94,7 @@ class Settings(BaseSettings):
     http_port: int = 8080
     schedule_grace_hours: float = 6.0
     sync_interval_minutes: float = 10.0
+    sync_fresh_seconds: float = 60.0
 
 
 class TopicConfig(BaseModel):
@@ -96,6 +106,7 @@ class TopicConfig(BaseModel):
     keywords: list[str] = []
     authors: list[str] = []
     synonyms: list[str] = []
+    ignore: list[str] = []
 
     def to_topic(self, name: str) -> Topic:
         return Topic(
@@ -107,7 +118,28 @@ class TopicConfig(BaseModel):
             keywords=tuple(self.keywords),
             authors=tuple(self.authors),
             synonyms=tuple(self.synonyms),
+            ignore=tuple(self.ignore),
         )
+
+
+def _zone_name(value: str | None) -> str | None:
+    """An IANA timezone name, checked."""
+    try:
+        if value is not None:
+            zone(value)
+    except BadWindow as exc:
+        raise ValueError(str(exc)) from exc
+    return value
+
+
+def _time_of_day(value: str | None) -> str | None:
+    """An ``HH:MM`` time of day, checked."""
+    try:
+        if value is not None:
+            parse_day_start(value)
+    except BadWindow as exc:
+        raise ValueError(str(exc)) from exc
+    return value
 
 
 class RepoConfig(BaseModel):
@@ -116,6 +148,9 @@ class RepoConfig(BaseModel):
     timezone: str = "UTC"
     day_start: str = "00:00"
     topics: list[str] | None = None
+
+    check_timezone = field_validator("timezone")(_zone_name)
+    check_day_start = field_validator("day_start")(_time_of_day)
 
 
 class SubscriptionConfig(BaseModel):
@@ -128,6 +163,9 @@ class SubscriptionConfig(BaseModel):
     lang: Literal["zh", "en"] = "en"
     topics: list[str] | None = None
     writer: Literal["template", "llm", "auto"] = "auto"
+
+    check_timezone = field_validator("timezone")(_zone_name)
+    check_time = field_validator("time")(_time_of_day)
 
 
 class AppConfig(BaseModel):
@@ -196,5 +234,15 @@ def load_config(path: str | Path | None = None) -> AppConfig:
         raw = _merge(raw, override)
     try:
         return AppConfig.model_validate(raw)
-    except ValueError as exc:
-        raise ConfigError(f"invalid configuration: {exc}") from exc
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration: {one_line(exc)}") from exc
+
+
+def one_line(error: ValidationError) -> str:
+    """A validation error on one line: ``repos.o/r.timezone: unknown timezone 'Mars'``."""
+    parts = []
+    for entry in error.errors():
+        where = ".".join(str(part) for part in entry["loc"])
+        message = str(entry["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)

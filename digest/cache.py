@@ -4,9 +4,11 @@ Guarantees of :class:`DigestService` (with :class:`~digest.sync_gate.SyncGate` f
 
 - **Cache.** A digest is cached under the request's identity (repository, window, language,
   writer, topics, configuration fingerprint) and the mirror's data version (its sync cursors
-  and coverage). A closed window (ending at or before the last sync) stays cached until the
-  data or the configuration changes (at most ``closed_ttl``); a window that is still open
-  expires after ``live_ttl`` (minutes).
+  and coverage), and the name of the writer behind ``request.writer`` (``llm:<model>``). A
+  closed window (ending at or before the last sync) stays cached until the data or the
+  configuration changes (at most ``closed_ttl``); a window that is still open, and a digest
+  with a visible degradation (a note: a section the model could not write, incomplete data),
+  expire after ``live_ttl`` (minutes), so a later request gets a chance at the whole digest.
 - **Single flight.** Concurrent requests for one digest build it once: tasks of a process
   share one flight, processes share a lock in the shared state; the others wait for the
   published digest (up to ``wait_timeout``, then they build it themselves). If the builder
@@ -35,7 +37,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -62,9 +64,10 @@ def data_version(state: SyncState) -> str:
     return "|".join("-" if m is None else m.isoformat() for m in moments)
 
 
-def cache_key(request: DigestRequest, version: str) -> str:
-    """The shared-state key of a digest of ``request`` over mirror data ``version``."""
-    digest = hashlib.sha256(f"{request.key}#{version}".encode()).hexdigest()[:40]
+def cache_key(request: DigestRequest, version: str, writer: str = "") -> str:
+    """The shared-state key of a digest of ``request`` over mirror data ``version``, written by
+    ``writer`` (the name behind ``request.writer``, e.g. ``llm:qwen3-8b``)."""
+    digest = hashlib.sha256(f"{request.key}#{writer}#{version}".encode()).hexdigest()[:40]
     return f"digest:v{CODEC_VERSION}:{digest}"
 
 
@@ -108,6 +111,7 @@ class DigestService:
     the data version. Without a store, the key carries no data version and every digest lives
     for ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
     when the builder's mirror is unavailable (Redis down); without it that error propagates.
+    ``writer_names`` maps a request's writer to its name, so another model is another digest.
     """
 
     def __init__(
@@ -119,6 +123,7 @@ class DigestService:
         store: Store | None = None,
         sync: Sync | None = None,
         fallback: Builder | None = None,
+        writer_names: Mapping[str, str] | None = None,
         live_ttl: timedelta = timedelta(minutes=5),
         closed_ttl: timedelta = timedelta(days=7),
         wait_timeout: timedelta = timedelta(minutes=2),
@@ -128,6 +133,7 @@ class DigestService:
     ) -> None:
         self._builder = builder
         self._fallback = fallback
+        self._writer_names = dict(writer_names or {})
         self._memo = _Memo(memo_size, clock)
         self._state = state
         self._clock = clock
@@ -184,7 +190,8 @@ class DigestService:
                     extra={"repo": request.repo, "error": type(exc).__name__},
                 )
         mirror = await self._store.get_sync_state(request.repo) if self._store else None
-        key = cache_key(request, data_version(mirror) if mirror else "")
+        writer = self._writer_names.get(request.writer, "")
+        key = cache_key(request, data_version(mirror) if mirror else "", writer)
         synced_at = mirror.synced_at if mirror else None
         closed = not request.window.ends_now and (
             synced_at is not None and request.window.end <= synced_at
@@ -205,16 +212,20 @@ class DigestService:
                 return None
 
         async def publish(digest: Digest) -> None:
-            await self._state.set(key, encode_digest(digest), ttl)
+            await self._state.set(key, encode_digest(digest), self._keep_for(digest, ttl))
 
         if sync_error is not None:
             cached = await lookup()
             if cached is None:
                 raise sync_error  # building would only repeat the failed sync
-            self._memo.put(key, cached, ttl)
+            self._memo.put(key, cached, self._keep_for(cached, ttl))
             return cached
         digest = await self._flight.run(
             key, f"lock:{key}", lookup, lambda: self._builder.build(request), publish
         )
-        self._memo.put(key, digest, ttl)
+        self._memo.put(key, digest, self._keep_for(digest, ttl))
         return digest
+
+    def _keep_for(self, digest: Digest, ttl: timedelta) -> timedelta:
+        """A digest with a visible degradation is kept no longer than an open window's."""
+        return min(ttl, self._live_ttl) if digest.notes else ttl

@@ -66,7 +66,7 @@ _NOUNS: Mapping[str, tuple[str, str, str]] = {
     "day": ("{n} 天", "{n} day", "{n} days"),
 }
 
-# key: (zh, en); an English variant for one thing lives under "<key>.one".
+# key: (zh, en); the variant for one thing lives under "<key>.one".
 _PHRASES: Mapping[str, tuple[str, str]] = {
     # report frame
     "report.title": ("{name} 开发动态报告 - {date}", "{name} Development Report - {date}"),
@@ -104,6 +104,12 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
         "This window ({span}) saw {new_issues} opened and {closed_issues} closed, and "
         "{new_prs} opened, {merged} merged and {unmerged} closed without merging.",
     ),
+    "summary.volume_all_merged": (
+        "本时段（{span}）新增 {new_issues}、关闭 {closed_issues} 个；新开 {new_prs}，"
+        "合并 {merged} 个。",
+        "This window ({span}) saw {new_issues} opened and {closed_issues} closed, and "
+        "{new_prs} opened and {merged} merged.",
+    ),
     "summary.empty": (
         "本时段（{span}）没有任何 Issue 或 PR 活动。",
         "There was no issue or pull request activity in this window ({span}).",
@@ -111,11 +117,15 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
     "summary.focus": ("讨论主要集中在 {terms}。", "Activity centred on {terms}."),
     "summary.topic": (
         "{topic}相关动态 {n_items}（{groups}）。",
-        "{topic} accounts for {n_items} ({groups}).",
+        "There were {n} {topic} items ({groups}).",
+    ),
+    "summary.topic.one": (
+        "{topic}相关动态 {n_items}（{groups}）。",
+        "There was 1 {topic} item ({groups}).",
     ),
     "summary.topic_none": (
         "本时段没有{topic}相关动态。",
-        "Nothing touched {topic} in this window.",
+        "There were no {topic} items in this window.",
     ),
     "summary.merges": ("重点合并包括 {items}。", "Notable merges include {items}."),
     "summary.merges.one": ("重点合并是 {items}。", "The most notable merge is {items}."),
@@ -132,27 +142,32 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
         "{n_items} still open deserves attention (see Worth watching).",
     ),
     "summary.term": ("{term}（{n_items}）", "{term} ({n_items})"),
-    "summary.group": ("{group} {n_items}", "{n} {group}"),
+    "summary.group": ("{group} {n_items}", "{n} in {group}"),
     # topic section
     "topic.intro": (
         "本时段共有 {n_items}与 {topic}相关的 Issue/PR，按方向分组如下。",
-        "{n_items} in this window relate to {topic}, grouped by area.",
+        "This window has {n} {topic} items, grouped by area below.",
     ),
     "topic.intro.one": (
         "本时段共有 {n_items}与 {topic}相关的 Issue/PR。",
-        "{n_items} in this window relates to {topic}.",
+        "This window has 1 {topic} item.",
     ),
     "topic.empty": (
         "本时段没有与 {topic}相关的 Issue 或 PR。",
-        "No issue or pull request in this window relates to {topic}.",
+        "This window has no {topic} items.",
     ),
     "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, by {author}): {what}"),
-    "topic.entry_bare": ("{item}（{state}，{author}）", "{item} ({state}, by {author})"),
     "topic.takeaway": (
-        "小结：{topic}方向本时段共 {n_items}动态，其中 {groups}；{merged} 个 PR 已合并，"
-        "{open} 条仍在进行中。",
-        "Takeaway: {n_items} on {topic} ({groups}); {merged} merged, {open} still open.",
+        "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
+        "Takeaway: {n} {topic} items ({groups}); {status}.",
     ),
+    "topic.takeaway.one": (
+        "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
+        "Takeaway: 1 {topic} item ({groups}); {status}.",
+    ),
+    "topic.merged": ("{n} 个 PR 已合并", "{n} merged"),
+    "topic.closed": ("{n} 条已关闭", "{n} closed"),
+    "topic.open": ("{n} 条仍在进行中", "{n} still open"),
     "topic.follow": ("最值得跟进的是 {item}。", "The one to follow is {item}."),
     "topic.landed": (
         "最重要的落地变更是 {item}。",
@@ -192,7 +207,12 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
         "以下主题在本时段的多个条目中反复出现：",
         "These names recur across several items in this window:",
     ),
-    "trends.entry": ("{term}（{kind}，{n_items}）：{items}", "{term} ({kind}, {n_items}): {items}"),
+    "trends.entry": (
+        "{term}（{kind}）：{mix}，包括 {items}",
+        "{term} ({kind}): {mix}, including {items}",
+    ),
+    "trends.mix": ("共 {n_items}，其中 {issues}、{prs}", "{n_items}: {issues} and {prs}"),
+    "trends.merged": ("（已合并 {n} 个）", " ({n} merged)"),
     "trends.empty": (
         "本时段没有在两个及以上条目中反复出现的模型、特性或硬件主题。",
         "No model, feature or hardware name recurs in two or more items in this window.",
@@ -215,7 +235,12 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
     "impact.perf": ("性能优化", "faster or leaner serving"),
     "impact.fix": ("修复缺陷、提升稳定性", "fixes a defect and improves stability"),
     "impact.refactor": ("代码重构，为后续改动铺路", "refactoring that prepares later work"),
-    "impact.support": ("扩展功能、模型或平台支持", "new feature, model or platform support"),
+    "impact.support": ("新增功能或能力", "adds a feature or capability"),
+    "impact.support_model": ("新增或完善模型支持", "adds or extends model support"),
+    "impact.support_hardware": ("扩展硬件与平台支持", "extends hardware and platform support"),
+    "impact.issue_fix": ("报告缺陷或稳定性问题", "reports a bug or stability problem"),
+    "impact.issue_perf": ("性能相关的问题或需求", "a performance report or request"),
+    "impact.issue_ask": ("功能需求或生态讨论", "a feature request or ecosystem discussion"),
     # activity
     "activity.people": (
         "本时段有 {n_authors}作者提交了新的 Issue 或 PR，{n_commenters}参与者发表了 {n_comments}。",
@@ -238,12 +263,20 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段新开的 {n_prs} 均已合并或关闭。",
         "Every one of the {n_prs} opened in this window is already merged or closed.",
     ),
+    "activity.review_none.one": (
+        "本时段新开的 {n_prs} 已合并或关闭。",
+        "The one PR opened in this window is already merged or closed.",
+    ),
     "activity.stale": (
         "关闭的 {n_issues} 中，有 {stale} 个是因不计划处理或长期无活动而关闭的。",
         "{stale} of the {n_issues} closed in this window ended as not planned or stale.",
     ),
-    "activity.top": ("最活跃的贡献者：{users}。", "Most active contributors: {users}."),
-    "activity.top_entry": ("{user}（{n_items}）", "{user} ({n_items})"),
+    "activity.top": (
+        "最活跃的贡献者（按新开与合并的 Issue/PR 计）：{users}。",
+        "Most active contributors (items opened or merged): {users}.",
+    ),
+    "activity.top_entry": ("{user}（{n}）", "{user} ({n})"),
+    "activity.talker": ("{user}（{n_items}）", "{user} ({n_items})"),
     "activity.commenters": ("评论最积极的是 {users}。", "Most active in discussions: {users}."),
     "activity.first_time": (
         "首次贡献者：{users}，欢迎加入！",
@@ -299,8 +332,8 @@ def _pick(pair: tuple[str, str], lang: str) -> str:
 
 
 def phrase(key: str, lang: str, plural: int | None = None) -> str:
-    """The raw template ``key`` in ``lang``; the singular English variant when ``plural == 1``."""
-    if plural == 1 and norm_lang(lang) == "en" and f"{key}.one" in _PHRASES:
+    """The raw template ``key`` in ``lang``; its ``.one`` variant when ``plural == 1``."""
+    if plural == 1 and f"{key}.one" in _PHRASES:
         key = f"{key}.one"
     return _pick(_PHRASES[key], lang)
 

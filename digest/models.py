@@ -127,6 +127,7 @@ class Topic:
     keywords: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
     synonyms: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()  # phrases, as written, that are no evidence ("AMD EPYC")
 
 
 # Rich text: sections are built from blocks of inline spans, so each renderer can escape

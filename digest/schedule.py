@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -24,6 +25,7 @@ from digest.windows import parse_day_start, zone
 
 PLATFORMS = ("slack", "discord")
 RUN_WINDOW = timedelta(days=1)
+_DISCORD_ID = re.compile(r"[0-9]{1,20}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,8 @@ class Subscription:
             raise ValueError(f"unknown platform {self.platform!r}")
         if not self.channel:
             raise ValueError("a subscription needs a channel")
+        if self.platform == "discord" and not _DISCORD_ID.fullmatch(self.channel):
+            raise ValueError(f"a Discord channel is its numeric id, not {self.channel!r}")
         parse_day_start(self.time)
         zone(self.timezone)
         if self.since is not None and self.since.tzinfo is None:

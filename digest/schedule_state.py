@@ -15,6 +15,8 @@ from digest.state import SharedState
 
 log = logging.getLogger(__name__)
 
+_SEEDED_FOR = timedelta(days=3650)  # "seeded once" markers outlive any deployment
+
 
 class StateSubscriptions:
     """A :class:`~digest.scheduler.SubscriptionStore` kept in the shared state."""
@@ -55,6 +57,13 @@ class StateSubscriptions:
 
     async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool:
         return await self._state.delete_subscription(platform, channel, repo.lower())
+
+    async def was_seeded(self, subscription_id: str) -> bool:
+        """Whether the configuration file's subscription ``subscription_id`` was stored before."""
+        return await self._state.get(f"seeded:{subscription_id}") is not None
+
+    async def mark_seeded(self, subscription_id: str) -> None:
+        await self._state.set(f"seeded:{subscription_id}", "1", _SEEDED_FOR)
 
 
 class StateLedger:

@@ -8,8 +8,12 @@ missed during downtime are caught up, flagged late, while they are younger than 
 All subscriptions due at the same moment with the same digest request share one build. A
 replica serves only the subscriptions of the ``platforms`` it can post to.
 
-A replica that dies after posting but before marking the run posted cannot be told apart from
-one that died before posting; that run is posted again once its claim expires.
+The poster reports when its first message (the parent of the thread) is out, and the run is
+recorded as posted right then: from there on a failure, a cancellation or a crash leaves the
+thread short but never posts the parent again. What remains is the moment between the
+platform accepting the parent and the ledger recording it: a replica that dies exactly there
+cannot be told apart from one that died before posting, and that run is posted again once its
+claim expires. A record that fails (the ledger unreachable) is retried on the next pass.
 """
 
 from __future__ import annotations
@@ -33,13 +37,24 @@ log = logging.getLogger(__name__)
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 RequestFn = Callable[[Subscription, Window], DigestRequest]
 SleepFn = Callable[[float], Awaitable[None]]
+SentFn = Callable[[], Awaitable[None]]
 
 
 class PostFn(Protocol):
-    """Posts ``digest`` (or, when ``quiet``, a one-line quiet-day note) to a subscription."""
+    """Posts ``digest`` (or, when ``quiet``, a one-line quiet-day note) to a subscription.
+
+    The poster awaits ``parent_sent()`` as soon as its first message is out; raising before
+    that means "nothing posted" and the run is retried, raising after it is logged only.
+    """
 
     async def __call__(
-        self, subscription: Subscription, digest: Digest, *, late: bool, quiet: bool
+        self,
+        subscription: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        parent_sent: SentFn,
     ) -> None: ...
 
 
@@ -106,8 +121,9 @@ class Run:
 
 
 def is_quiet(digest: Digest) -> bool:
-    """No new or closed issues or pull requests in the window."""
-    return not any(digest.counts.as_dict().values())
+    """No new or closed issues or pull requests in the window, and nothing degraded: a digest
+    with notes ("counts may be low") is posted in full, so its notes are seen."""
+    return not digest.notes and not any(digest.counts.as_dict().values())
 
 
 class Scheduler:
@@ -148,6 +164,7 @@ class Scheduler:
         self._keep = grace + timedelta(days=2)
         self._failures: dict[str, tuple[int, datetime]] = {}  # key -> (attempts, retry at)
         self._posted: dict[str, datetime] = {}  # key -> scheduled moment, known posted
+        self._unrecorded: dict[str, Run] = {}  # posted, but the ledger did not record it yet
         self._next_due: datetime | None = None
         self.counters: Counter[str] = Counter()
         self.subscription_count = 0
@@ -180,6 +197,8 @@ class Scheduler:
 
     async def tick(self) -> int:
         """One pass: claim, build and post every due run. Returns the number of posts made."""
+        for run in list(self._unrecorded.values()):
+            await self._mark_posted(run)
         groups: dict[DigestRequest, list[Run]] = {}
         for run in await self.due():
             try:
@@ -240,28 +259,38 @@ class Scheduler:
             log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
             self.counters["claims_lost"] += 1
             return 0
+        recorded = False
+
+        async def parent_sent() -> None:
+            nonlocal recorded
+            if not recorded:
+                recorded = True
+                await self._record(run)
+
         try:
-            await self._post(run.subscription, digest, late=run.late, quiet=quiet)
+            await self._post(
+                run.subscription, digest, late=run.late, quiet=quiet, parent_sent=parent_sent
+            )
         except asyncio.CancelledError:
-            await asyncio.shield(self._release_all([run]))
+            if not recorded:
+                await asyncio.shield(self._release_all([run]))
             raise
         except Exception:
-            log.exception(
-                "schedule.post_failed", extra={"subscription": run.subscription.id, "key": run.key}
+            if not recorded:
+                log.exception(
+                    "schedule.post_failed",
+                    extra={"subscription": run.subscription.id, "key": run.key},
+                )
+                self.counters["post_errors"] += 1
+                self._failed(run)
+                await self._release_all([run])
+                return 0
+            log.exception(  # the parent is out: the run stays posted, its thread is short
+                "schedule.post_incomplete",
+                extra={"subscription": run.subscription.id, "key": run.key},
             )
-            self.counters["post_errors"] += 1
-            self._failed(run)
-            await self._release_all([run])
-            return 0
-        self._posted[run.key] = run.scheduled  # this replica never posts it again
-        self._failures.pop(run.key, None)
-        self.counters["posts_made"] += 1
-        marking = asyncio.ensure_future(self._mark_posted(run))
-        try:
-            await asyncio.shield(marking)
-        except asyncio.CancelledError:
-            await marking  # the post is out: record it before giving up
-            raise
+            self.counters["posts_incomplete"] += 1
+        await parent_sent()
         log.info(
             "schedule.posted",
             extra={
@@ -273,11 +302,26 @@ class Scheduler:
         )
         return 1
 
+    async def _record(self, run: Run) -> None:
+        """Remember ``run`` as posted, here and in the ledger, even when cancelled meanwhile."""
+        self._posted[run.key] = run.scheduled  # this replica never posts it again
+        self._failures.pop(run.key, None)
+        self.counters["posts_made"] += 1
+        marking = asyncio.ensure_future(self._mark_posted(run))
+        try:
+            await asyncio.shield(marking)
+        except asyncio.CancelledError:
+            await marking  # the post is out: record it before giving up
+            raise
+
     async def _mark_posted(self, run: Run) -> None:
         try:
             await self._ledger.mark_posted(run.key, self.owner, self._clock(), self._keep)
         except DigestError as exc:
+            self._unrecorded[run.key] = run  # retried on the next pass
             self._state_failed("mark_posted", exc)
+        else:
+            self._unrecorded.pop(run.key, None)
 
     async def _release_all(self, runs: list[Run]) -> None:
         for run in runs:
@@ -314,6 +358,7 @@ class Scheduler:
         for key, scheduled in list(self._posted.items()):
             if scheduled < horizon:
                 del self._posted[key]
+                self._unrecorded.pop(key, None)
 
     def next_wake(self) -> datetime:
         """When the next pass should run: the next run, a retry, or the polling interval."""

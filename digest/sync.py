@@ -5,7 +5,8 @@ backfills from the window's start (at most ``backfill_days`` back); later syncs 
 each cursor minus a small overlap, sending the stored ETag (a 304 costs no rate limit). A window
 that reaches back from the mirror extends it (down to the cap). The part of a window before
 the mirror and the cap, or a window wholly older than the mirror, is fetched through the
-Search API, and its comments through the comments stream when that fits the request budget.
+Search API, and its comments through the comments stream when that fits the request budget;
+the few older items most discussed in it are then fetched one by one.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import Counter
 from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
+from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
+from digest.errors import NotFound
 from digest.github.client import (
     PER_PAGE,
     GitHubClient,
@@ -253,10 +257,11 @@ class Syncer:
                 tally.notes.append(
                     f"GitHub search gave incomplete results for {span}; counts may be low"
                 )
-        if not self._trusted(state, "old-comments", start, end) and await self._old_comments(
-            repo, start, end, tally
-        ):
-            state = _mark(state, comments_key, self._clock())
+        if not self._trusted(state, "old-comments", start, end):
+            complete = await self._old_comments(repo, start, end, tally)
+            await self._discussed_items(repo, start, end, tally)
+            if complete:
+                state = _mark(state, comments_key, self._clock())
         await self._store.set_sync_state(repo, state)
         return state
 
@@ -291,6 +296,40 @@ class Syncer:
         await self._store.upsert_items(list(found.values()))
         tally.items.update(found)
         return complete
+
+    async def _discussed_items(
+        self, repo: str, start: datetime, end: datetime, tally: _Tally
+    ) -> None:
+        """Fetch the most discussed items of ``[start, end)`` that the search did not bring.
+
+        An old open item commented on in the window was neither created nor closed in it; one
+        request each brings the few that can rank among the hot discussions.
+        """
+        talk = Counter(
+            c.item_number
+            for c in await self._store.comments_created(repo, start, end)
+            if not c.author_is_bot
+        )
+        ranked = sorted(talk, key=lambda n: (-talk[n], -n))
+        floor = max(MIN_COMMENTS, talk[ranked[HOT_LIMIT - 1]] if len(ranked) >= HOT_LIMIT else 0)
+        wanted = [n for n in ranked if talk[n] >= floor][: 2 * HOT_LIMIT]
+        known = {item.number for item in await self._store.items_by_number(repo, wanted)}
+        missing = [n for n in wanted if n not in known]
+        remaining = self._client.remaining("core")
+        allowed = len(missing) if remaining is None else max(0, remaining - RESERVE)
+        for number in missing[:allowed]:
+            try:
+                row = await self._client.issue(repo, number)
+            except NotFound:  # deleted or transferred since
+                continue
+            await self._store.upsert_items([item_from_api(row, repo, self._web_url)])
+            tally.items.add(number)
+        if allowed < len(missing):
+            tally.notes.append(
+                f"{len(missing) - allowed} items discussed in {github_time(start)}.."
+                f"{github_time(end)} were not fetched (over the request budget); "
+                "hot discussions may be incomplete"
+            )
 
     async def _old_comments(self, repo: str, start: datetime, end: datetime, tally: _Tally) -> bool:
         """Comments updated from ``start`` until the stream passes ``end``, within budget.

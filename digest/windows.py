@@ -91,6 +91,8 @@ def parse_window(
         raise BadWindow(f"a window is at most {MAX_DAYS} days long")
     if start >= now:
         raise BadWindow(f"the window {spec!r} has not started yet")
+    if start >= now_floor:
+        raise BadWindow(f"the window {spec!r} started less than a minute ago; try again shortly")
     return Window(
         start, min(end, now_floor) if end > now else end, timezone, label, ends_now=end > now
     )

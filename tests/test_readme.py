@@ -30,8 +30,10 @@ def test_test_command_is_what_ci_runs() -> None:
     assert "-e '.[test]'" in ci and re.search(r"^pytest\b", ci, re.M)
 
 
-@pytest.mark.parametrize("flag", ["--repo", "--lang", "--format", "--topic", "--tz",
-                                  "--day-start", "--writer", "--config"])
+@pytest.mark.parametrize(
+    "flag",
+    ["--repo", "--lang", "--format", "--topic", "--tz", "--day-start", "--writer", "--config"],
+)
 def test_documented_options_exist(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Every option the README documents is accepted by the command line."""
     assert f"`{flag}" in README

@@ -18,10 +18,11 @@ from bot.discord_bot.options import (
     repo_choices,
     subscribe_command,
     topic_choices,
+    unsubscribe_command,
     window_choices,
 )
 from bot.dispatch import Core
-from bot.grammar import ListSubscriptionsCommand, Options, UnsubscribeCommand, UsageError
+from bot.grammar import MAX_QUESTION, ListSubscriptionsCommand, UsageError
 from bot.subscriptions import Subscriptions
 from config.settings import DiscordSettings
 
@@ -96,7 +97,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     @app_commands.autocomplete(repository=complete_repo)
     async def ask(
         interaction: discord.Interaction[Any],
-        question: str,
+        question: app_commands.Range[str, 1, MAX_QUESTION],
         language: Choice[str] | None = None,
         repository: str | None = None,
     ) -> None:
@@ -120,6 +121,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     )
     @app_commands.choices(language=LANGUAGES, writer=WRITERS)
     @app_commands.autocomplete(topics=complete_topic, repository=complete_repo)
+    @app_commands.default_permissions(manage_channels=True)
     async def subscribe(
         interaction: discord.Interaction[Any],
         time: str | None = None,
@@ -143,13 +145,16 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     )
     @app_commands.describe(repository="Only this repository (default: all)")
     @app_commands.autocomplete(repository=complete_repo)
+    @app_commands.default_permissions(manage_channels=True)
     async def unsubscribe(
         interaction: discord.Interaction[Any], repository: str | None = None
     ) -> None:
-        if repository is not None and "/" not in repository:
-            await front.refuse(interaction, UsageError(f"{repository!r} is not a repository"))
+        try:
+            command = unsubscribe_command(repository)
+        except UsageError as exc:
+            await front.refuse(interaction, exc)
             return
-        await front.manage(interaction, UnsubscribeCommand(Options(repo=repository)))
+        await front.manage(interaction, command)
 
     @app_commands.command(name="vllm-subscriptions", description="This channel's daily digests")
     async def subscriptions(interaction: discord.Interaction[Any]) -> None:

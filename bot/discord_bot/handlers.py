@@ -91,7 +91,7 @@ class DiscordFrontEnd:
             )
             text, public = reply.text, reply.public
         except (DigestError, UsageError) as exc:
-            text, public = messages.error_text(exc, now=self.clock()), False
+            text, public = self._error_text(exc), False
         except Exception:  # logged with its trace; the user gets the shared words
             log.exception("discord.command_failed", extra=self._fields(interaction, command))
             text, public = messages.INTERNAL, False
@@ -101,7 +101,7 @@ class DiscordFrontEnd:
 
     async def help(self, interaction: Interaction) -> None:
         """``/vllm-help``: the shared help text, only to the user who asked."""
-        first, *rest = render_text(messages.HELP)
+        first, *rest = render_text(messages.help_text("discord"))
         await interaction.response.send_message(ephemeral=True, **message_kwargs(first))
         for spec in rest:
             await interaction.followup.send(ephemeral=True, **message_kwargs(spec))
@@ -109,10 +109,13 @@ class DiscordFrontEnd:
     async def refuse(self, interaction: Interaction, error: Exception) -> None:
         """Answer a command that could not be understood, only to its user."""
         await interaction.response.send_message(
-            messages.error_text(error, now=self.clock()),
+            self._error_text(error),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )
+
+    def _error_text(self, error: Exception) -> str:
+        return messages.error_text(error, now=self.clock(), platform="discord")
 
     async def _guarded(
         self, interaction: Interaction, command: Command, work: Awaitable[T]
@@ -125,7 +128,7 @@ class DiscordFrontEnd:
                 "discord.command_refused",
                 extra={**self._fields(interaction, command), "error": type(exc).__name__},
             )
-            await self._fail(interaction, messages.error_text(exc, now=self.clock()))
+            await self._fail(interaction, self._error_text(exc))
         except Exception:  # logged with its trace; the user gets the shared words
             log.exception("discord.command_failed", extra=self._fields(interaction, command))
             await self._fail(interaction, messages.INTERNAL)
@@ -142,12 +145,11 @@ class DiscordFrontEnd:
 
     async def _deliver(self, interaction: Interaction, post: DiscordPost, *, private: bool) -> None:
         if private:
-            if await self._send_dm(interaction.user, post):
-                await interaction.followup.send(
-                    messages.SENT_PRIVATE, ephemeral=True, allowed_mentions=NO_MENTIONS
-                )
+            said = await self._send_dm(interaction.user, post.messages)
+            if said == messages.SENT_PRIVATE:
+                await interaction.followup.send(said, ephemeral=True, allowed_mentions=NO_MENTIONS)
             else:
-                await self._fail(interaction, messages.CANNOT_DM)
+                await self._fail(interaction, said)
             return
         try:
             parent = await interaction.followup.send(wait=True, **message_kwargs(post.parent))
@@ -190,13 +192,18 @@ class DiscordFrontEnd:
             _http_failed("discord.thread_failed", exc, channel_id=channel.id)
             return None
 
-    async def _send_dm(self, user: discord.User | discord.Member, post: DiscordPost) -> bool:
-        """Send ``post`` to ``user`` by direct message; False when their settings refuse it."""
+    async def _send_dm(
+        self, user: discord.User | discord.Member, specs: Sequence[MessageSpec]
+    ) -> str:
+        """Send ``specs`` to ``user`` by direct message; the words that say how it went."""
         try:
-            await self._send_all(await user.create_dm(), post.messages)
+            await self._send_all(await user.create_dm(), specs)
         except discord.Forbidden:
-            return False
-        return True
+            return messages.CANNOT_DM
+        except discord.HTTPException as exc:
+            _http_failed("discord.dm_failed", exc, user_id=user.id)
+            return messages.INTERNAL
+        return messages.SENT_PRIVATE
 
     @staticmethod
     async def _send_all(
@@ -246,7 +253,7 @@ class DiscordFrontEnd:
             await self._answer(message, outcome)
         except (DigestError, UsageError) as exc:
             log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
-            await self._reply(message, messages.error_text(exc, now=self.clock()))
+            await self._reply(message, self._error_text(exc))
         except discord.HTTPException as exc:
             _http_failed("discord.post_failed", exc, **fields)
         except Exception:  # logged with its trace; the user gets the shared words
@@ -256,24 +263,19 @@ class DiscordFrontEnd:
     async def _answer(self, message: discord.Message, outcome: Outcome) -> None:
         if isinstance(outcome, Reply):
             await self._reply(message, outcome.text)
-        elif isinstance(outcome, DigestBuild):
-            async with message.channel.typing():
-                digest = await outcome.run()
-            await self._post_reply(message, render_discord(digest), outcome.private)
-        else:
-            async with message.channel.typing():
-                answer = await outcome.run()
-            name = clip(" ".join(outcome.command.question.split()), 100)
-            target, reference = await self._reply_target(message, name)
-            await self._send_all(target, render_answer(answer), reference)
-
-    async def _post_reply(self, message: discord.Message, post: DiscordPost, private: bool) -> None:
-        if private:
-            sent = await self._send_dm(message.author, post)
-            await self._reply(message, messages.SENT_PRIVATE if sent else messages.CANNOT_DM)
             return
-        target, reference = await self._reply_target(message, post.thread_name)
-        await self._send_all(target, post.messages, reference)
+        async with message.channel.typing():
+            if isinstance(outcome, DigestBuild):
+                post = render_discord(await outcome.run())
+                specs, name = post.messages, post.thread_name
+            else:
+                specs = render_answer(await outcome.run())
+                name = clip(" ".join(outcome.command.question.split()), 100)
+        if outcome.private:
+            await self._reply(message, await self._send_dm(message.author, specs))
+            return
+        target, reference = await self._reply_target(message, name)
+        await self._send_all(target, specs, reference)
 
     async def _reply_target(
         self, message: discord.Message, name: str

@@ -1,10 +1,11 @@
 """Discord markdown for rich-text spans: untrusted text escaped, links only from references.
 
 Text from GitHub can neither format, mention, nor spoof a link: markdown characters are
-backslash-escaped (``[`` and ``]`` so no masked link can form; ``#``, ``-``, ``+`` and ``1.``
-where a line could start), ``@everyone``/``@here`` get a zero-width space, and ``<`` is escaped so
-``<@id>``, ``<#id>``, ``<@&id>`` and ``<t:…>`` stay literal. Only ``ItemRef`` and ``UserRef``
-become masked links, with the URL in angle brackets so Discord shows no preview.
+backslash-escaped (``[`` and ``]`` so no masked link can form; ``#``, ``-``, ``+`` and the
+dot of ``1.`` where a line could start), ``@everyone``/``@here`` get a zero-width space, and
+``<`` is escaped so ``<@id>``, ``<#id>``, ``<@&id>`` and ``<t:…>`` stay literal. Only
+``ItemRef`` and ``UserRef`` become masked links, with the URL in angle brackets so Discord shows
+no preview.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ def escape(text: str, *, line_start: bool = True) -> str:
     flat = _SPACES.sub(" ", text)
     out = _SPECIAL.sub(r"\\\1", flat)
     out = _MASS.sub(lambda m: f"@{ZWSP}{m[1]}", out)
-    return _LINE_START.sub(r"\1\\\2", out) if line_start else out
+    return _LINE_START.sub(_unmark, out) if line_start else out
+
+
+def _unmark(match: re.Match[str]) -> str:
+    """A heading or list marker made literal (``1\\.``: a backslash before a digit would show)."""
+    lead, mark = match[1], match[2]
+    return lead + (mark[:-1] + "\\." if mark.endswith(".") else "\\" + mark)
 
 
 def neutralize(text: str) -> str:
@@ -55,7 +62,7 @@ def link(label: str, url: str) -> str:
 
 
 def _code(text: str) -> str:
-    inner = _SPACES.sub(" ", text).replace("`", "ˋ").strip()
+    inner = _MASS.sub(lambda m: f"@{ZWSP}{m[1]}", _SPACES.sub(" ", text).replace("`", "ˋ")).strip()
     return f"`{inner}`" if inner else ""
 
 
@@ -71,7 +78,7 @@ def tokens(span: Inline) -> list[str]:
             code = _code(span.text)
             return [code] if code else []
         if span.style in ("bold", "italic"):
-            inner = escape(span.text).strip()
+            inner = escape(span.text, line_start=False).strip()
             if not inner:
                 return [" "] if span.text else []
             mark = "**" if span.style == "bold" else "*"

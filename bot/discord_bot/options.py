@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from bot.grammar import AskCommand, DigestCommand, SubscribeCommand, UsageError, parse
+from bot.grammar import (
+    AskCommand,
+    DigestCommand,
+    SubscribeCommand,
+    UnsubscribeCommand,
+    UsageError,
+    parse,
+)
 from config.settings import AppConfig
 from digest.windows import parse_day_start, zone
 
@@ -89,6 +96,14 @@ def subscribe_command(
     command = parse(" ".join([*words, *_options(language, repository)]))
     if not isinstance(command, SubscribeCommand):
         raise UsageError("that subscription could not be understood")
+    return command
+
+
+def unsubscribe_command(repository: str | None = None) -> UnsubscribeCommand:
+    """The ``UnsubscribeCommand`` of ``/vllm-unsubscribe``'s options."""
+    command = parse(" ".join(["unsubscribe", *_options(None, repository)]))
+    if not isinstance(command, UnsubscribeCommand):
+        raise UsageError("that could not be understood")
     return command
 
 

@@ -42,12 +42,12 @@ class Origin:
     im: bool = False
 
 
-def ephemeral(text: str) -> dict[str, Any]:
-    """The arguments of an ``ack`` that shows ``text`` to the caller only."""
-    return {"response_type": "ephemeral", "text": text}
+def ack_reply(text: str, *, public: bool = False) -> dict[str, Any]:
+    """The arguments of an ``ack`` showing ``text`` to the caller only, or to the channel."""
+    return {"response_type": "in_channel" if public else "ephemeral", "text": text}
 
 
-def message_text(raw: str) -> str:
+def message_text(raw: str | None) -> str:
     """The command in a Slack message: mentions removed, entities decoded."""
     text = _MENTION.sub(" ", raw or "")
     return " ".join(text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").split())
@@ -91,14 +91,19 @@ class SlackBot:
         )
         try:
             outcome = await self._dispatch.text(
-                str(body.get("text", "")), channel=origin.channel, can_manage=self._manager(origin)
+                message_text(body.get("text")),
+                channel=origin.channel,
+                can_manage=self._manager(origin),
             )
         except DigestError as exc:
             log.info(
                 "slack.request_failed",
                 extra={"channel": origin.channel, "error": type(exc).__name__},
             )
-            return ephemeral(messages.error_text(exc, self._clock()))
+            return ack_reply(self._error_text(exc))
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("slack.command_failed", extra={"channel": origin.channel})
+            return ack_reply(messages.INTERNAL)
         if outcome.command is not None:
             log.info(
                 "slack.command",
@@ -108,8 +113,8 @@ class SlackBot:
             self.jobs.spawn(
                 self._guard(self._build(outcome, origin), origin), name=f"slack:{origin.channel}"
             )
-            return ephemeral(outcome.working)
-        return ephemeral(outcome.text)
+            return ack_reply(outcome.working)
+        return ack_reply(outcome.text, public=outcome.public)
 
     async def on_message(self, body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
         """A mention of the bot or a direct message: answered in its thread."""
@@ -133,7 +138,8 @@ class SlackBot:
         )
         log.info("slack.message", extra={"channel": channel, "im": origin.im})
         self.jobs.spawn(
-            self._guard(self._message(message_text(str(event.get("text", ""))), origin), origin),
+            # A bare mention (or an empty DM) asks for help, as on Discord.
+            self._guard(self._message(message_text(event.get("text")) or "help", origin), origin),
             name=f"slack:{channel}:{ts}",
         )
 
@@ -155,7 +161,7 @@ class SlackBot:
                 "slack.request_failed",
                 extra={"channel": origin.channel, "error": type(exc).__name__},
             )
-            await self._tell(origin, messages.error_text(exc, self._clock()))
+            await self._tell(origin, self._error_text(exc))
         except Exception:
             log.exception("slack.job_failed", extra={"channel": origin.channel})
             await self._tell(origin, messages.INTERNAL)
@@ -166,7 +172,7 @@ class SlackBot:
         )
         if isinstance(outcome, DigestBuild | AnswerBuild):
             await self._build(outcome, origin)
-        elif isinstance(outcome.command, HelpCommand):
+        elif outcome.public or isinstance(outcome.command, HelpCommand):
             await self._poster.post(
                 origin.channel, {"text": outcome.text}, thread_ts=origin.thread_ts
             )
@@ -179,6 +185,9 @@ class SlackBot:
         else:
             post = render_answer(await build.run())
         await self._deliver(post, origin, private=build.private)
+
+    def _error_text(self, error: Exception) -> str:
+        return messages.error_text(error, self._clock(), platform="slack")
 
     def _manager(self, origin: Origin) -> CanManage:
         return lambda: is_manager(self._poster.client, origin.channel, origin.user)

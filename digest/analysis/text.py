@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from digest.names import LOGIN
@@ -47,6 +47,7 @@ _DANGLING_REF = re.compile(
     re.I,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _SENTENCE_END = re.compile(
     r"(?<!e\.g\.)(?<!i\.e\.)(?<!etc\.)(?<!vs\.)(?:(?<=[.!?])|(?<=[.!?][)\"'”’]))\s+|(?<=[。！？])"
 )
@@ -57,6 +58,11 @@ _SPACES = re.compile(r"\s+")
 _SEPARATORS = re.compile(r"[\s_-]+")
 _LEADING_MENTIONS = re.compile(r"^(?:\s*@[A-Za-z0-9-]+[,:]?)+\s*")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
+
+
+def word_count(text: str) -> int:
+    """Roughly how many words ``text`` holds: Latin words, and a word per two Han characters."""
+    return len(_WORD.findall(text)) + len(_HAN.findall(text)) // 2
 
 
 def words(spec: str) -> tuple[str, ...]:
@@ -102,6 +108,20 @@ def words_in(text: str, terms: Iterable[str]) -> tuple[str, ...]:
     return tuple(term for term in dict.fromkeys(wanted) if term in found)
 
 
+@lru_cache(maxsize=256)
+def _exact(phrase: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(part) for part in phrase.split())
+    return re.compile(rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])")
+
+
+def without(text: str, phrases: Iterable[str]) -> str:
+    """``text`` with each of ``phrases`` blanked out where it occurs as written (case matters)."""
+    for phrase in phrases:
+        if phrase.strip():
+            text = _exact(phrase).sub(" ", text)
+    return text
+
+
 def title_tags(title: str) -> tuple[str, ...]:
     """The lower-cased bracketed tags of a title: ``[ROCm][CI/Build] x`` → rocm, ci, build."""
     out: dict[str, None] = {}
@@ -138,7 +158,7 @@ def is_prose_line(line: str) -> bool:
         return False
     if _KEY_VALUE.match(line) and len(line) < 80:
         return False
-    return len(_WORD.findall(line)) >= 4
+    return word_count(line) >= 4
 
 
 def text_lines(body: str) -> list[str]:
@@ -193,6 +213,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+def prose_sentences(
+    body: str,
+    known_numbers: frozenset[int] = frozenset(),
+    known_logins: frozenset[str] = frozenset(),
+) -> Iterator[str]:
+    """The meaningful prose sentences of ``body``, cleaned, in order."""
+    for line in prose_lines(body):
+        for sentence in sentences(clean_excerpt(line, known_numbers, known_logins)):
+            if word_count(sentence) >= 4 and not _COURTESY.search(sentence):
+                yield sentence
+
+
 def first_sentence(
     body: str,
     limit: int = 200,
@@ -200,9 +232,5 @@ def first_sentence(
     known_logins: frozenset[str] = frozenset(),
 ) -> str:
     """The first meaningful prose sentence of ``body``, cleaned and shortened; "" when none."""
-    for line in prose_lines(body):
-        for sentence in sentences(clean_excerpt(line, known_numbers, known_logins)):
-            if len(_WORD.findall(sentence)) < 4 or _COURTESY.search(sentence):
-                continue
-            return shorten(sentence, limit)
-    return ""
+    found = next(prose_sentences(body, known_numbers, known_logins), "")
+    return shorten(found, limit) if found else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Sequence
 
-from digest.analysis.text import prose_lines, text_lines, title_tags, words, words_in
+from digest.analysis.text import prose_lines, text_lines, title_tags, without, words, words_in
 from digest.analysis.types import TopicItem, TopicMatch
 from digest.models import Item, Topic
 
@@ -89,6 +89,7 @@ def match_topic(item: Item, topic: Topic) -> TopicItem | None:
     Labels and bracketed title tags are strong evidence, so are author patterns and keywords
     in the title; keywords only in the body count when two distinct ones appear outside logs or
     one appears in the first lines of prose, so a stray word in a pasted log does not match.
+    The topic's ``ignore`` phrases ("AMD EPYC", the word "instinct") are no keyword evidence.
     """
     reasons: list[str] = []
     score = 0.0
@@ -106,12 +107,14 @@ def match_topic(item: Item, topic: Topic) -> TopicItem | None:
     if authors:
         score += AUTHOR_SCORE
         reasons.extend(f"author:{pattern}" for pattern in authors)
-    title_words = words_in(item.title, topic.keywords)
+    title_words = words_in(without(item.title, topic.ignore), topic.keywords)
     if title_words:
         score += TITLE_SCORE + EXTRA_WORD_SCORE * (len(title_words) - 1)
         reasons.extend(f"keyword:{word}" for word in title_words)
     body_words = tuple(
-        w for w in _body_hits(item.body_excerpt, topic.keywords) if w not in title_words
+        w
+        for w in _body_hits(without(item.body_excerpt, topic.ignore), topic.keywords)
+        if w not in title_words
     )
     if body_words:
         score += BODY_SCORE + EXTRA_WORD_SCORE * (len(body_words) - 1)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from digest.ask.terms import is_cjk
+from digest.ask.terms import GLOSSARY, is_cjk
 from digest.ask.when import When, resolve_when
 from digest.models import Topic
 from digest.names import valid_repo
@@ -40,11 +40,35 @@ happen happened happening happens going-on ongoing lately anymore around
 gpu gpus card cards hardware backend backends ecosystem platform platforms support supported
 side team teams area areas front vs versus team's report digest info information overview
 github repo repository project tomorrow here question questions answer answers
+many people folks everyone everybody guys item items list fix fixes fixed fixing add adds
+added adding top key main major notable important interesting big biggest highlight
+highlights noteworthy worth should shall might must need needs
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _FILLER_ZH = (
     "请问",
+    "帮我",
+    "帮忙",
+    "总结",
+    "概括",
+    "汇总",
+    "东西",
+    "现在",
+    "目前",
+    "状态",
+    "进度",
+    "显卡",
+    "怎样",
+    "多少",
+    "几个",
+    "一些",
+    "主要",
+    "重要",
+    "值得",
+    "关注",
+    "啥",
+    "推理",
     "告诉我",
     "看看",
     "一下",
@@ -134,11 +158,18 @@ class Kind(StrEnum):
     HOT = "hot"
 
 
+_B = r"(?<![A-Za-z0-9])"  # a word boundary that holds next to CJK text too ("哪些PR")
+_E = r"(?![A-Za-z0-9])"
 _NOUN = r"(?:issues?|bugs?|bug\s+reports?|prs?|pull\s+requests?)"
+_UNMERGED = re.compile(
+    rf"{_B}(?:closed\s+(?:without|but\s+not|and\s+not)\s+(?:being\s+)?merg(?:ing|ed)|rejected"
+    rf"|abandoned){_E}|关闭(?:但|且|了)?未合并|未合并(?:就|即|而)?(?:被)?关闭",
+    re.I,
+)
 _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         re.compile(
-            rf"\bnew\s+(?:[\w.-]+\s+){{0,2}}?{_NOUN}\b|\b(?:opened|filed|reported)\b"
+            rf"{_B}new\s+(?:[\w.-]+\s+){{0,2}}?{_NOUN}{_E}|{_B}(?:opened|filed|reported){_E}"
             r"|新\s*(?:issue|pr|问题)|新增",
             re.I,
         ),
@@ -146,20 +177,20 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         re.compile(
-            r"\b(?:open|unresolved|unmerged|pending|outstanding)\b|未关闭|未解决|未合并|待合并"
-            r"|待处理",
+            rf"{_B}(?:open|unresolved|unmerged|pending|outstanding){_E}"
+            r"|未关闭|未解决|未合并|待合并|待处理",
             re.I,
         ),
         Kind.OPEN,
     ),
-    (re.compile(r"\b(?:closed|resolved)\b|已关闭|关闭的", re.I), Kind.CLOSED),
-    (re.compile(r"\b(?:merged|landed)\b|已?合并|合入", re.I), Kind.MERGED),
-    (re.compile(r"\b(?:prs?|pull\s+requests?)\b", re.I), Kind.PR),
-    (re.compile(r"\b(?:issues?|bugs?|bug\s+reports?)\b|问题|故障", re.I), Kind.ISSUE),
+    (re.compile(rf"{_B}(?:closed|resolved){_E}|已关闭|关闭的", re.I), Kind.CLOSED),
+    (re.compile(rf"{_B}(?:merged|landed){_E}|已?合并|合入", re.I), Kind.MERGED),
+    (re.compile(rf"{_B}(?:prs?|pull\s+requests?){_E}", re.I), Kind.PR),
+    (re.compile(rf"{_B}(?:issues?|bugs?|bug\s+reports?){_E}|问题|故障", re.I), Kind.ISSUE),
     (
         re.compile(
-            r"\b(?:discussions?|discussed|debated?|debates|hot|heated|controversial|"
-            r"busiest|most\s+active)\b|热门|讨论|争议|热议",
+            rf"{_B}(?:discussions?|discussed|debated?|debates|hot|heated|controversial|"
+            rf"busiest|most\s+active|talk(?:ing|ed)?\s+about|trending){_E}|热门|讨论|争议|热议",
             re.I,
         ),
         Kind.HOT,
@@ -269,17 +300,37 @@ def _word_hit(text: str, word: str) -> bool:
     return _word_re(word).search(text) is not None
 
 
+def _take_new(pattern: re.Pattern[str], text: str) -> tuple[list[str], str]:
+    """The "new …" phrases of ``text``, and ``text`` keeping only what sits between "new" and
+    its noun ("new ROCm issues" leaves "ROCm")."""
+    found: list[str] = []
+    kept: list[str] = []
+    at = 0
+    for match in pattern.finditer(text):
+        found.append(match[0])
+        inner = ""
+        if match[0].lower().startswith("new"):
+            inner = re.sub(rf"^new\s+|{_NOUN}$", " ", match[0], flags=re.I)
+        kept += [text[at : match.start()], f" {inner} "]
+        at = match.end()
+    return found, "".join([*kept, text[at:]])
+
+
 def _kinds(text: str) -> tuple[frozenset[Kind], str]:
     kinds: set[Kind] = set()
+    if _UNMERGED.search(text):  # before "未合并" reads as open
+        kinds |= {Kind.CLOSED, Kind.PR}
+        text = _UNMERGED.sub(" ", text)
     for pattern, kind in _KINDS:
         if kind is Kind.NEW:
-            match = pattern.search(text)
-            if match:
+            found, text = _take_new(pattern, text)
+            if found:
                 kinds.add(kind)
-                # keep what sits between "new" and the noun ("new ROCm issues")
-                inner = re.sub(rf"^new\s+|{_NOUN}$", " ", match[0], flags=re.I)
-                text = f"{text[: match.start()]} {inner} {text[match.end() :]}"
-                kinds |= {k for p, k in _KINDS if k in (Kind.PR, Kind.ISSUE) and p.search(match[0])}
+                kinds |= {
+                    k
+                    for p, k in _KINDS
+                    if k in (Kind.PR, Kind.ISSUE) and any(p.search(f) for f in found)
+                }
             continue
         if pattern.search(text):
             kinds.add(kind)
@@ -314,12 +365,21 @@ def _latin_terms(text: str) -> list[str]:
     return terms
 
 
+_GLOSSARY_WORD = re.compile(
+    "(" + "|".join(sorted(map(re.escape, GLOSSARY), key=len, reverse=True)) + ")"
+)
+
+
 def _cjk_terms(text: str) -> list[str]:
     terms: list[str] = []
     for run in _CJK_RUN.findall(text):
-        for filler in _FILLER_ZH:
-            run = run.replace(filler, " ")
-        terms.extend(part for part in run.split() if len(part) >= 2)
+        for piece in _GLOSSARY_WORD.split(run):  # "推理性能" holds the glossary word 性能
+            if piece in GLOSSARY:
+                terms.append(piece)
+                continue
+            for filler in _FILLER_ZH:
+                piece = piece.replace(filler, " ")
+            terms.extend(part for part in piece.split() if len(part) >= 2)
     return terms
 
 
@@ -346,18 +406,25 @@ def parse_question(
     rest = cleaned
     text_repo, rest = _option(rest, "repo")
     text_lang, rest = _option(rest, "lang")
+    if lang not in ("zh", "en"):
+        lang = text_lang.lower() if text_lang and text_lang.lower() in ("zh", "en") else None
+    lang = lang or detect_lang(cleaned, default_lang)
+    zh = lang == "zh"
     notes: list[str] = []
     chosen = repo or (text_repo if text_repo and valid_repo(text_repo) else None)
     if text_repo and not valid_repo(text_repo) and not repo:
-        notes.append(f"ignored repo:{text_repo[:60]} (use owner/name)")
+        shown = text_repo[:60]
+        notes.append(
+            f"已忽略 repo:{shown}（请用 owner/name 格式）"
+            if zh
+            else f"ignored repo:{shown} (use owner/name)"
+        )
     named, rest = _repo(rest, repos)
     if chosen is None:
         chosen = named.name if named else default_repo
     info = next((r for r in repos if r.name.lower() == chosen.lower()), None)
     info = info or RepoInfo(chosen)
-    if lang not in ("zh", "en"):
-        lang = text_lang.lower() if text_lang and text_lang.lower() in ("zh", "en") else None
-    when = resolve_when(rest, now=now, timezone=info.timezone, day_start=info.day_start)
+    when = resolve_when(rest, now=now, timezone=info.timezone, day_start=info.day_start, lang=lang)
     if when.phrase:
         rest = rest.replace(when.phrase, " ", 1)
     notes.extend(when.notes)
@@ -366,13 +433,17 @@ def parse_question(
     terms = _terms(rest)
     if len(terms) > MAX_TERMS:
         terms = terms[:MAX_TERMS]
-        notes.append(f"searched the first {MAX_TERMS} words of the question")
+        notes.append(
+            f"只检索了问题中的前 {MAX_TERMS} 个词"
+            if zh
+            else f"searched the first {MAX_TERMS} words of the question"
+        )
     return Question(
         text=cleaned,
         repo=info.name,
         display_name=info.shown,
         when=when,
-        lang=lang or detect_lang(cleaned, default_lang),
+        lang=lang,
         topic=topic,
         terms=tuple(terms),
         kinds=kinds,

@@ -71,7 +71,11 @@ class Asker:
         )
 
     async def ask(self, text: str, *, repo: str | None = None, lang: str | None = None) -> Answer:
-        """The answer to ``text``. Only a broken store or an unknown repository raise."""
+        """The answer to ``text``, whatever it says.
+
+        Raises only for a broken store, an unknown repository, or GitHub failing while the
+        mirror holds nothing of the window.
+        """
         question = self.understand(text, repo=repo, lang=lang)
         window = question.when.window
         notes = list(question.notes)
@@ -80,8 +84,13 @@ class Asker:
             try:
                 result = await self._sync.ensure(question.repo, window)
             except (RateLimited, SourceUnavailable) as exc:
-                notes.append(f"GitHub could not be reached ({exc}); answered from the mirror")
+                state = await self._store.get_sync_state(question.repo)
+                covered = state.covered_since
+                if covered is None or covered >= window.end:
+                    raise  # the mirror has nothing for this window: say GitHub failed
                 log.warning("ask.sync_failed", extra={"repo": question.repo, "error": str(exc)})
+                synced_at = state.synced_at
+                notes.append(_stale_note(exc, synced_at, question.lang))
             else:
                 synced_at = result.synced_at
                 notes.extend(result.notes)
@@ -108,3 +117,10 @@ class Asker:
             },
         )
         return answer
+
+
+def _stale_note(error: Exception, synced_at: datetime | None, lang: str) -> str:
+    when = synced_at.strftime("%Y-%m-%d %H:%M UTC") if synced_at else "?"
+    if lang == "zh":
+        return f"无法连接 GitHub（{error}），以下回答来自 {when} 同步的镜像"
+    return f"GitHub could not be reached ({error}); answered from the mirror as synced at {when}"

@@ -79,15 +79,19 @@ def window_spec(window: Window) -> str:
     return first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
 
 
+def digest_command(topic: str | None, window: Window, repo: str, default_repo: str) -> str:
+    """The chat command of the digest (of ``topic``, if given) closest to ``window``."""
+    option = "" if repo.lower() == default_repo.lower() else f" repo:{repo}"
+    spec = window_spec(window)
+    return f"topic {topic} {spec}{option}" if topic else f"{spec}{option}"
+
+
 def more_command(question: Question, default_repo: str) -> str | None:
     """The command that shows everything the answer had no room for, if there is one."""
-    repo = "" if question.repo.lower() == default_repo.lower() else f" repo:{question.repo}"
-    spec = window_spec(question.when.window)
-    if question.topic is not None:
-        return f"topic {question.topic.name} {spec}{repo}"
-    if question.general:
-        return f"{spec}{repo}"
-    return None
+    if question.topic is None and not question.general:
+        return None
+    topic = question.topic.name if question.topic else None
+    return digest_command(topic, question.when.window, question.repo, default_repo)
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -2,7 +2,9 @@
 
 ``Qwen3.5`` matches "Qwen3.5", "qwen 3.5" and "Qwen3.5-VL" but not "Qwen3.50" or "Qwen3.5B";
 ``Qwen`` matches "Qwen3.5" (a version may follow a name) but not "Qwenlm"; ``Qwen3`` does not
-match "Qwen3.5" (another version). Terms in CJK scripts match as substrings.
+match "Qwen3.5" (another version); ``model`` matches "models" and ``models`` "[Model]".
+Terms in CJK scripts match as substrings, and common Chinese technical words also match their
+English names (量化 → quantization), since titles are mostly in English.
 """
 
 from __future__ import annotations
@@ -22,6 +24,46 @@ BODY_WEIGHT = 1.0
 _CHUNK = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]")
 _SEPARATOR = r"[\s_-]?"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_PLURAL = "(?:e?s)?"
+
+GLOSSARY: dict[str, tuple[str, ...]] = {
+    "量化": ("quantization", "quant", "quantized"),
+    "投机解码": ("speculative decoding", "spec decode", "speculative"),
+    "推测解码": ("speculative decoding", "spec decode", "speculative"),
+    "多模态": ("multimodal", "multi-modal"),
+    "调度": ("scheduler", "scheduling"),
+    "显存": ("memory", "OOM"),
+    "内存": ("memory", "OOM"),
+    "前缀缓存": ("prefix caching", "prefix cache"),
+    "缓存": ("cache", "caching"),
+    "专家并行": ("expert parallel", "EP"),
+    "张量并行": ("tensor parallel", "TP"),
+    "流水线并行": ("pipeline parallel", "PP"),
+    "数据并行": ("data parallel", "DP"),
+    "分布式": ("distributed",),
+    "注意力": ("attention",),
+    "算子": ("kernel", "op"),
+    "内核": ("kernel",),
+    "性能": ("performance", "perf", "throughput", "latency"),
+    "吞吐": ("throughput",),
+    "延迟": ("latency",),
+    "精度": ("accuracy", "precision"),
+    "文档": ("docs", "doc", "documentation"),
+    "测试": ("test", "CI"),
+    "编译": ("compile", "torch.compile"),
+    "模型": ("model",),
+    "工具调用": ("tool calling", "tool call"),
+    "结构化输出": ("structured output",),
+    "推理模型": ("reasoning",),
+    "长上下文": ("long context",),
+    "视觉": ("vision", "VL"),
+    "语音": ("audio", "speech"),
+    "崩溃": ("crash", "segfault"),
+    "报错": ("error",),
+    "回归": ("regression",),
+    "安装": ("install", "installation"),
+    "部署": ("deploy", "deployment"),
+}
 
 
 def is_cjk(text: str) -> bool:
@@ -48,6 +90,10 @@ def term_pattern(term: str) -> re.Pattern[str]:
         previous = chunk
     while parts and parts[-1] == _SEPARATOR:
         parts.pop()
+    if previous.isalpha() and len(previous) >= 3 and parts:
+        # a plural is the same word: "models" matches "[Model]", "model" matches "models"
+        plural = len(previous) >= 4 and previous[-1] in "sS" and previous[-2] not in "sS"
+        parts[-1] = re.escape(previous[:-1] if plural else previous) + _PLURAL
     body = "".join(parts) or re.escape(term)
     last = term.strip()[-1:] if term.strip() else ""
     # After a name, a version may follow (Qwen -> Qwen3.5); after a version, no more digits.
@@ -55,9 +101,14 @@ def term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){body}{tail}", re.I)
 
 
+def spellings(term: str) -> tuple[str, ...]:
+    """``term`` and the English names of a Chinese technical word."""
+    return (term, *GLOSSARY.get(term, ()))
+
+
 def mentions(text: str, term: str) -> bool:
-    """Whether ``text`` mentions ``term``."""
-    return term_pattern(term).search(text) is not None
+    """Whether ``text`` mentions ``term`` (or, for a glossary word, its English name)."""
+    return any(term_pattern(word).search(text) is not None for word in spellings(term))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """Time phrases of a question ("this week", "since Monday", "最近三天") as exact windows.
 
-Calendar phrases (this week, since Monday, in March) use midnight in the repository's time
-zone; rolling phrases (last 3 days, past week) end now, like the digest windows. Without a
-phrase the window is the last 7 days; no window is longer than 31 days.
+Calendar phrases (this week, since Monday, in March, over the weekend) use midnight in the
+repository's time zone; a date (2026-03-05, March 5, 3月5日) is the digest's day from its
+daily cut-off; rolling phrases (last 3 days, past week) end now, like the digest windows.
+Without a phrase the window is the last 7 days; no window is longer than 31 days.
 """
 
 from __future__ import annotations
@@ -122,6 +123,9 @@ _UNIT_EN = r"(hours?|hrs?|h|days?|d|weeks?|wks?|w|months?)"
 _WEEKDAY = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE = r"\d{4}-\d{2}-\d{2}"
+_MDAY = r"(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?"  # "5th", "5, 2026"
+_MONTH_NOT_MAY = "|".join(sorted((m for m in _MONTHS if m != "may"), key=len, reverse=True))
+_MONTH_ZH = r"(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,8 @@ def number_zh(text: str) -> int | None:
 class _Clock:
     """Builds windows against one moment in one time zone."""
 
-    def __init__(self, now: datetime, timezone: str, day_start: str) -> None:
+    def __init__(self, now: datetime, timezone: str, day_start: str, lang: str = "en") -> None:
+        self.zh = lang == "zh"
         self.now = now.astimezone(UTC)
         self.floor = self.now.replace(second=0, microsecond=0)
         self.timezone = timezone
@@ -170,7 +175,11 @@ class _Clock:
         if hours > MAX_DAYS * 24:
             hours = MAX_DAYS * 24
             label, en, zh = f"{MAX_DAYS}d", f"in the last {MAX_DAYS} days", f"最近 {MAX_DAYS} 天"
-            notes = (f"searched the last {MAX_DAYS} days, the longest window",)
+            notes = (
+                f"检索了最近 {MAX_DAYS} 天，这是最长的时间窗"
+                if self.zh
+                else f"searched the last {MAX_DAYS} days, the longest window",
+            )
         hours = max(hours, 1)
         start = self.floor - timedelta(hours=hours)
         return When(
@@ -196,7 +205,11 @@ class _Clock:
             start = end - timedelta(minutes=1)
         if end - start > timedelta(days=MAX_DAYS):
             start = end - timedelta(days=MAX_DAYS)
-            notes = (f"searched the last {MAX_DAYS} days of that period, the longest window",)
+            notes = (
+                f"检索了该时段的最后 {MAX_DAYS} 天，这是最长的时间窗"
+                if self.zh
+                else f"searched the last {MAX_DAYS} days of that period, the longest window",
+            )
         ends_now = end >= self.floor
         return When(
             Window(start, end, self.timezone, label, ends_now=ends_now), en, zh, phrase, notes
@@ -223,7 +236,7 @@ class _Clock:
         return self.span(
             self.midnight(first),
             self.midnight(following),
-            f"{year}-{month:02d}",
+            f"{year:04d}-{month:02d}",
             f"in {name} {year}",
             f"{year} 年 {month} 月",
             phrase,
@@ -336,8 +349,9 @@ def _since_weekday(c: _Clock, weekday: int, phrase: str) -> When | None:
     return c.since(c.midnight(day), f"since-{name.lower()}", f"since {name}", f"自{zh}以来", phrase)
 
 
-def _on_weekday(c: _Clock, weekday: int, phrase: str) -> When | None:
-    day = c.last_weekday(weekday, strictly_before=True)
+def _on_weekday(c: _Clock, weekday: int, phrase: str, day: date | None = None) -> When | None:
+    """The calendar day (midnight to midnight) of the last ``weekday``, or of ``day``."""
+    day = day or c.last_weekday(weekday, strictly_before=True)
     name = _WEEKDAY_NAMES[weekday]
     zh = "周日" if weekday == 6 else f"周{'一二三四五六'[weekday]}"
     return c.span(
@@ -350,17 +364,64 @@ def _on_weekday(c: _Clock, weekday: int, phrase: str) -> When | None:
     )
 
 
-def _since_date(c: _Clock, m: re.Match[str]) -> When | None:
-    day = _day(m[1])
+def _since_day(c: _Clock, day: date | None, phrase: str) -> When | None:
     if day is None:
         return None
-    return c.since(
-        c.midnight(day),
-        f"since-{day.isoformat()}",
-        f"since {day.isoformat()}",
-        f"自 {day.isoformat()} 以来",
+    iso = day.isoformat()
+    return c.since(c.midnight(day), f"since-{iso}", f"since {iso}", f"自 {iso} 以来", phrase)
+
+
+def _since_date(c: _Clock, m: re.Match[str]) -> When | None:
+    return _since_day(c, _day(m[1]), m[0])
+
+
+def _month_day(c: _Clock, month: int | None, day_text: str, year_text: str | None) -> date | None:
+    """The date of "March 5" / "3月5日": this year's, or last year's when it is still ahead."""
+    day = number_zh(day_text)
+    if month is None or day is None:
+        return None
+    year = int(year_text) if year_text else c.today.year
+    try:
+        found = date(year, month, day)
+        if not year_text and found > c.today:
+            found = date(year - 1, month, day)
+    except ValueError:
+        return None
+    return found
+
+
+def _on_day(c: _Clock, day: date | None, phrase: str) -> When | None:
+    return None if day is None else c.dates(day, day, phrase)
+
+
+def _weekend(c: _Clock, m: re.Match[str]) -> When | None:
+    saturday = c.last_weekday(5, strictly_before=False)
+    sunday = saturday + timedelta(days=1)
+    return c.span(
+        c.midnight(saturday),
+        c.midnight(saturday + timedelta(days=2)),
+        "weekend",
+        f"over the weekend ({saturday.isoformat()}..{sunday.isoformat()})",
+        f"周末（{saturday.isoformat()} 至 {sunday.isoformat()}）",
         m[0],
     )
+
+
+def _day_before_yesterday(c: _Clock, m: re.Match[str]) -> When | None:
+    end = c.floor - timedelta(days=2)
+    return c.span(
+        end - timedelta(days=1),
+        end,
+        "day-before-yesterday",
+        "the day before yesterday",
+        "前天",
+        m[0],
+    )
+
+
+def _last_week_day(c: _Clock, m: re.Match[str]) -> When | None:
+    weekday = _WEEKDAYS_ZH[m[1]]
+    return _on_weekday(c, weekday, m[0], c.monday(1) + timedelta(days=weekday))
 
 
 def _since_month(c: _Clock, m: re.Match[str]) -> When | None:
@@ -386,7 +447,9 @@ def _month_zh(c: _Clock, m: re.Match[str]) -> When | None:
 
 _RULES: tuple[_Rule, ...] = (
     (
-        re.compile(rf"({_DATE})\s*(?:\.\.|to|until|-|~|至|到)\s*({_DATE})", re.I),
+        re.compile(
+            rf"(?:between\s+)?({_DATE})\s*(?:\.\.|to|until|and|-|~|至|到)\s*({_DATE})", re.I
+        ),
         lambda c, m: _dates(c, m[1], m[2], m[0]),
     ),
     (re.compile(rf"\bsince\s+({_DATE})\b", re.I), _since_date),
@@ -419,8 +482,8 @@ _RULES: tuple[_Rule, ...] = (
     (re.compile(r"\b(?:the\s+)?(?:past|last)\s+day\b", re.I), _today),
     (
         re.compile(
-            r"\b(?:the\s+)?past\s+(?:week|7\s+days)\b|\bthis\s+past\s+week\b|最近一周|过去一周|"
-            r"近一周|这一周来",
+            r"\b(?:the\s+)?past\s+(?:week|7\s+days)\b|\bthis\s+past\s+week\b|"
+            r"\b(?:in|over|during|within|for)\s+the\s+last\s+week\b|最近一周|过去一周|近一周|这一周来",
             re.I,
         ),
         lambda c, m: c.days(7, m[0]),
@@ -430,7 +493,11 @@ _RULES: tuple[_Rule, ...] = (
         lambda c, m: c.days(14, m[0]),
     ),
     (
-        re.compile(r"\b(?:the\s+)?past\s+month\b|最近一个月|过去一个月|近一个月", re.I),
+        re.compile(
+            r"\b(?:the\s+)?past\s+month\b|\b(?:in|over|during|within|for)\s+the\s+last\s+month\b"
+            r"|最近一个月|过去一个月|近一个月",
+            re.I,
+        ),
         lambda c, m: c.days(30, m[0]),
     ),
     (re.compile(r"\bsince\s+yesterday\b|(?:自|从)昨天(?:以来|开始|起)", re.I), _since_yesterday),
@@ -444,6 +511,9 @@ _RULES: tuple[_Rule, ...] = (
         ),
         lambda c, m: _since_weekday(c, _WEEKDAYS_ZH[m[1]], m[0]),
     ),
+    (re.compile(r"\b(?:over\s+|on\s+)?(?:the\s+|this\s+|last\s+)?weekend\b|周末", re.I), _weekend),
+    (re.compile(r"前天"), _day_before_yesterday),
+    (re.compile(r"上个?(?:周|星期|礼拜)([一二三四五六日天])"), _last_week_day),
     (
         re.compile(r"\bthis\s+week\b|本周|这周|这一周|本星期|这星期|这个星期|本礼拜|这礼拜", re.I),
         _this_week,
@@ -454,11 +524,40 @@ _RULES: tuple[_Rule, ...] = (
     ),
     (re.compile(r"\bthis\s+month\b|本月|这个月", re.I), _this_month),
     (re.compile(r"\blast\s+month\b|\bprevious\s+month\b|上个月|上月", re.I), _last_month),
+    (
+        re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda c, m: _on_weekday(c, _WEEKDAYS_ZH[m[1]], m[0]),
+    ),
     (re.compile(r"\btoday\b|\btonight\b|\bthis\s+morning\b|今天|今日|今儿", re.I), _today),
     (re.compile(r"\byesterday\b|昨天|昨日", re.I), _yesterday),
     (
         re.compile(rf"\b(?:on\s+|last\s+)({_WEEKDAY})\b", re.I),
         lambda c, m: _on_weekday(c, _WEEKDAYS[m[1].lower()], m[0]),
+    ),
+    (
+        re.compile(rf"\bsince\s+({_MONTH})\.?\s+{_MDAY}", re.I),
+        lambda c, m: _since_day(c, _month_day(c, _MONTHS[m[1].lower()], m[2], m[3]), m[0]),
+    ),
+    (
+        # "may 2" alone reads as a verb and a number: May needs "on"
+        re.compile(rf"\b(?:on\s+({_MONTH})|({_MONTH_NOT_MAY}))\.?\s+{_MDAY}", re.I),
+        lambda c, m: _on_day(c, _month_day(c, _MONTHS[(m[1] or m[2]).lower()], m[3], m[4]), m[0]),
+    ),
+    (
+        re.compile(
+            rf"\b(?:on\s+)?(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NOT_MAY})\b",
+            re.I,
+        ),
+        lambda c, m: _on_day(c, _month_day(c, _MONTHS[m[2].lower()], m[1], None), m[0]),
+    ),
+    (
+        re.compile(
+            rf"(?:(\d{{4}})\s*年\s*)?{_MONTH_ZH}\s*月\s*(\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
+            r"[一二三四五六七八九])\s*[日号](\s*(?:以来|开始|起|至今))?"
+        ),
+        lambda c, m: (_since_day if m[4] else _on_day)(
+            c, _month_day(c, number_zh(m[2]), m[3], m[1]), m[0]
+        ),
     ),
     (re.compile(rf"\bsince\s+({_MONTH})\b", re.I), _since_month),
     (
@@ -470,9 +569,7 @@ _RULES: tuple[_Rule, ...] = (
         lambda c, m: c.month(_MONTHS[m[1].lower()], int(m[2]), m[0]),
     ),
     (
-        re.compile(
-            r"(?:(\d{4})\s*年\s*)?(?<![个上本这])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?"
-        ),
+        re.compile(rf"(?:(\d{{4}})\s*年\s*)?(?<![个上本这]){_MONTH_ZH}\s*月份?"),
         _month_zh,
     ),
 )
@@ -484,26 +581,36 @@ def default_when(now: datetime, timezone: str = "UTC", day_start: str = "00:00")
 
 
 def resolve_when(
-    text: str, *, now: datetime, timezone: str = "UTC", day_start: str = "00:00"
+    text: str,
+    *,
+    now: datetime,
+    timezone: str = "UTC",
+    day_start: str = "00:00",
+    lang: str = "en",
 ) -> When:
     """The window ``text`` asks about (the first time phrase it holds), or the last 7 days.
 
-    A phrase that names the future or an impossible date is ignored, with a note.
+    A phrase that names the future or an impossible date is ignored, with a note in ``lang``.
     """
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
-    clock = _Clock(now, timezone, day_start)
+    clock = _Clock(now, timezone, day_start, lang)
     for pattern, build in _RULES:
         match = pattern.search(text)
         if match is None:
             continue
-        when = build(clock, match)
+        try:
+            when = build(clock, match)
+        except (OverflowError, ValueError):  # a date at the calendar's edge ("9999-12-31")
+            when = None
         if when is not None:
             return when
         fallback = clock.days(DEFAULT_DAYS, "")
+        phrase = match[0].strip()
         note = (
-            f"“{match[0].strip()}” is not a past date or period; "
-            f"searched the last {DEFAULT_DAYS} days"
+            f"“{phrase}”不是过去的日期或时段，改为检索最近 {DEFAULT_DAYS} 天"
+            if clock.zh
+            else f"“{phrase}” is not a past date or period; searched the last {DEFAULT_DAYS} days"
         )
         return When(fallback.window, fallback.en, fallback.zh, match[0], (note,))
     return clock.days(DEFAULT_DAYS, "")

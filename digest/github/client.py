@@ -121,6 +121,11 @@ class GitHubClient:
         """``GET /repos/{owner}/{name}``; ``NotFound`` when it does not exist or is hidden."""
         return _json_object(await self._get(f"/repos/{repo}", what=repo))
 
+    async def issue(self, repo: str, number: int) -> Row:
+        """``GET /repos/{owner}/{name}/issues/{number}``: one issue or PR row."""
+        path = f"/repos/{repo}/issues/{number}"
+        return _json_object(await self._get(path, what=f"{repo}#{number}"))
+
     def issues(
         self, repo: str, since: datetime, *, etag: str | None = None
     ) -> AsyncGenerator[Page, None]:

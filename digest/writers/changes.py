@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 
 from digest.analysis.text import strip_tags, words, words_in
 from digest.analysis.topics import group_of
-from digest.analysis.trends import mentions
+from digest.analysis.trends import Term, mentions
 from digest.i18n import has_phrase, join_words, phrase, state_of, trend_kind
 from digest.models import Block, BulletList, Inline, Item, Paragraph, Text
 from digest.writers.context import Context
@@ -36,11 +38,29 @@ def trends_section(ctx: Context) -> tuple[Block, ...]:
                 lang,
                 term=Text(trend.term, "bold"),
                 kind=trend_kind(trend.kind, lang),
-                n_items=ctx.count(len(trend.items), "item"),
+                mix=_mix(ctx, trend.items),
                 items=join(refs, lang, last=False),
             )
         )
     return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
+
+
+def _mix(ctx: Context, items: Sequence[Item]) -> Spans:
+    """``共 54 条，其中 12 个 Issue、42 个 PR（已合并 8 个）`` / ``2 PRs (1 merged)``."""
+    prs = [item for item in items if item.is_pr]
+    merged = sum(1 for item in prs if item.is_merged)
+    issues = len(items) - len(prs)
+    if issues and prs:
+        mix = say(
+            "trends.mix",
+            ctx.lang,
+            n_items=ctx.count(len(items), "item"),
+            issues=ctx.count(issues, "issue"),
+            prs=ctx.count(len(prs), "pr"),
+        )
+    else:
+        mix = (Text(ctx.count(len(prs), "pr") if prs else ctx.count(issues, "issue")),)
+    return tidy([*mix, *say("trends.merged", ctx.lang, n=merged)]) if merged else mix
 
 
 _IMPACT_WORDS = (
@@ -58,24 +78,46 @@ _IMPACT_WORDS = (
 _GROUP_IMPACT = {"performance": "perf", "fixes": "fix", "ecosystem": "support"}
 
 
+_ISSUE_IMPACT = {"performance": "issue_perf", "fixes": "issue_fix", "ecosystem": "issue_ask"}
+
+
 def impact_kind(item: Item) -> str:
-    """fix, refactor, perf or support: from the title's verbs, else from its group."""
+    """What an item does: a PR's fix, refactor, perf or support (of models, hardware or
+    features) from its title's verbs, else its group; an issue's kind from its group."""
+    if not item.is_pr:
+        return _ISSUE_IMPACT[group_of(item)]
     title = strip_tags(item.title)
-    for kind, verbs in _IMPACT_WORDS:
-        if words_in(title, verbs):
-            return kind
-    return _GROUP_IMPACT[group_of(item)]
+    kind = next((k for k, verbs in _IMPACT_WORDS if words_in(title, verbs)), None)
+    kind = kind or _GROUP_IMPACT[group_of(item)]
+    if kind == "support":
+        named = {t.kind for t in _title_terms(item)}
+        kind = next((f"support_{k}" for k in ("model", "hardware") if k in named), kind)
+    return kind
+
+
+def _title_terms(item: Item) -> tuple[Term, ...]:
+    return mentions(replace(item, body_excerpt=""))
+
+
+def touched(item: Item, limit: int = TOUCHED_TERMS) -> list[str]:
+    """The model, feature and hardware names an item touches, those in its title first."""
+    found = dict.fromkeys(
+        t.term for t in (*_title_terms(item), *mentions(item)) if t.kind != "theme"
+    )
+    return list(found)[:limit]
+
+
+def impact_text(ctx: Context, item: Item) -> Spans:
+    """``性能优化，涉及 ROCm、Qwen3`` from the title's verbs and the terms it names."""
+    lang = ctx.lang
+    terms = touched(item)
+    touches = say("changes.touches", lang, terms=join_words(terms, lang)) if terms else ()
+    return (Text(phrase(f"impact.{impact_kind(item)}", lang)), *touches)
 
 
 def impact(ctx: Context, item: Item) -> Spans:
-    """``影响：性能优化，涉及 ROCm、Qwen3。`` from the title's verbs and the terms it names."""
-    lang = ctx.lang
-    text = phrase(f"impact.{impact_kind(item)}", lang)
-    terms = [t.term for t in mentions(item) if t.kind != "theme"][:TOUCHED_TERMS]
-    touches: Spans = ()
-    if terms:
-        touches = say("changes.touches", lang, terms=join_words(terms, lang))
-    return say("changes.impact", lang, impact=(Text(text), *touches))
+    """``影响：性能优化，涉及 ROCm、Qwen3。``."""
+    return say("changes.impact", ctx.lang, impact=impact_text(ctx, item))
 
 
 def key_changes_section(ctx: Context) -> tuple[Block, ...]:

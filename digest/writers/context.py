@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from digest.analysis.analyze import active_items
 from digest.analysis.text import (
     clean_excerpt,
-    first_sentence,
+    prose_sentences,
     sentences,
     shorten,
     strip_tags,
     text_lines,
+    word_count,
 )
 from digest.analysis.types import Analysis
 from digest.i18n import count_of, norm_lang
@@ -20,7 +21,6 @@ from digest.models import Comment, Item, ItemRef, UserRef
 from digest.writers.spans import item_ref, user_ref
 
 _COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
-_WORDS = re.compile(r"[A-Za-z\u4e00-\u9fff]+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
@@ -51,11 +51,12 @@ class Context:
         return count_of(n, noun, self.lang)
 
     def what(self, item: Item, limit: int = 180) -> str:
-        """The first prose sentence of the description; "" when none or it repeats the title."""
-        sentence = first_sentence(item.body_excerpt, limit, self.numbers, self.logins)
-        if _plain(sentence) in _plain(strip_tags(item.title)):
-            return ""
-        return sentence
+        """The first prose sentence of the description that does not repeat the title; ""."""
+        title = _plain(strip_tags(item.title))
+        for sentence in prose_sentences(item.body_excerpt, self.numbers, self.logins):
+            if _plain(sentence) not in title:
+                return shorten(sentence, limit)
+        return ""
 
     def gist(self, item: Item, limit: int = 180) -> str:
         """What the item is about: its first sentence, else its title without tags."""
@@ -65,7 +66,7 @@ class Context:
         """The sentences of a comment outside quoted logs, cleaned of unknown names."""
         lines = [line for line in text_lines(comment.body_excerpt) if not line.startswith(">")]
         text = clean_excerpt(" ".join(lines), self.numbers, self.logins)
-        return [s for s in sentences(text) if len(_WORDS.findall(s)) >= 3]
+        return [s for s in sentences(text) if word_count(s) >= 3]
 
     def quote(self, comment: Comment, limit: int = 180, skip: frozenset[str] = frozenset()) -> str:
         """A short quote of ``comment``: its first substantive sentence (two when short).

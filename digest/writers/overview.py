@@ -54,7 +54,7 @@ def summary(ctx: Context) -> tuple[Block, ...]:
     _sentence(
         out,
         say(
-            "summary.volume",
+            "summary.volume" if counts.closed_unmerged_prs else "summary.volume_all_merged",
             lang,
             span=span,
             new_issues=ctx.count(counts.new_issues, "issue"),
@@ -80,7 +80,9 @@ def summary(ctx: Context) -> tuple[Block, ...]:
                 say(
                     "summary.topic",
                     lang,
+                    len(match.items),
                     topic=noun,
+                    n=len(match.items),
                     n_items=ctx.count(len(match.items), "item"),
                     groups=topic_groups(ctx, match),
                 ),
@@ -157,9 +159,8 @@ def activity(ctx: Context) -> tuple[Block, ...]:
         _sentence(work, say("activity.no_merge", lang), lang)
     if counts.new_prs:
         key = "activity.review" if act.open_new_prs else "activity.review_none"
-        _sentence(
-            work, say(key, lang, open=act.open_new_prs, n_prs=ctx.count(counts.new_prs, "pr")), lang
-        )
+        n_prs = ctx.count(counts.new_prs, "pr")
+        _sentence(work, say(key, lang, counts.new_prs, open=act.open_new_prs, n_prs=n_prs), lang)
     stale = sum(1 for item in a.lists.closed_issues if is_stale_close(item))
     if stale:
         _sentence(
@@ -176,15 +177,12 @@ def activity(ctx: Context) -> tuple[Block, ...]:
     people_lines: list[Inline] = []
     top = [(login, n) for login, n in act.top_contributors if n >= 2]
     if top:
-        entries = [
-            say("activity.top_entry", lang, user=ctx.user(login), n_items=ctx.count(n, "item"))
-            for login, n in top
-        ]
+        entries = [say("activity.top_entry", lang, user=ctx.user(login), n=n) for login, n in top]
         _sentence(people_lines, say("activity.top", lang, users=join(entries, lang)), lang)
     talkers = _top_commenters(ctx)
     if talkers:
         entries = [
-            say("activity.top_entry", lang, user=ctx.user(login), n_items=ctx.count(n, "comment"))
+            say("activity.talker", lang, user=ctx.user(login), n_items=ctx.count(n, "comment"))
             for login, n in talkers
         ]
         _sentence(people_lines, say("activity.commenters", lang, users=join(entries, lang)), lang)

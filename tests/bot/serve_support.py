@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from aiohttp import web
 
 from config.settings import load_config
 from digest.github.parse import comment_from_api, item_from_api
@@ -14,6 +17,7 @@ from digest.schedule import Subscription, run_window
 from digest.service import DigestBuilder, DigestRequest
 from digest.store.sqlite import SQLiteStore
 from digest.writers.template import TemplateWriter
+from tests.fakes.slack import FakeSlack
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vllm-2026-01-31.json"
 REPO = "vllm-project/vllm"
@@ -64,3 +68,29 @@ async def sample_digest(window: Window | None = None, lang: str = "en") -> Diges
         return await builder.build(request)
     finally:
         await store.close()
+
+
+Before = Callable[[web.Request, bool], Awaitable[web.StreamResponse | None]]
+
+
+async def fake_slack_before(before: Before) -> tuple[FakeSlack, web.AppRunner]:
+    """A fake Slack that awaits ``before(request, is_thread_reply)`` ahead of every Web API call,
+    to hold it or to answer instead of the fake (say, after cutting the connection); stop it
+    with ``runner.cleanup()``."""
+    fake = FakeSlack()
+
+    @web.middleware
+    async def first(request: web.Request, handler: Any) -> web.StreamResponse:
+        instead = await before(request, b'"thread_ts"' in await request.read())
+        response: web.StreamResponse = instead or await handler(request)
+        return response
+
+    app = web.Application(middlewares=[first])
+    for route in fake.app().router.routes():
+        app.router.add_route(route.method, route.resource.canonical, route.handler)  # type: ignore[union-attr]
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    fake.port = runner.addresses[0][1]
+    return fake, runner

@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import os
+import pty
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,20 +28,34 @@ class Run:
     err: str
 
 
-async def _cli(*args: str, env: dict[str, str], tmp: Path) -> Run:
-    full = {**os.environ, **env, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3")}
+async def _cli(
+    *args: str,
+    env: dict[str, str],
+    tmp: Path,
+    stdout: int = asyncio.subprocess.PIPE,
+    stderr: int = asyncio.subprocess.PIPE,
+) -> Run:
+    full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        *args,
-        env=full,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "bot.cli", *args, env=full, stdout=stdout, stderr=stderr
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode is not None
-    return Run(proc.returncode, out.decode(), err.decode())
+    return Run(proc.returncode, (out or b"").decode(), (err or b"").decode())
+
+
+def _drain(fd: int) -> bytes:
+    """Everything written to a pty until its other side closes."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
 
 
 @pytest.fixture
@@ -72,6 +87,7 @@ async def test_today_as_json_has_exact_counts_within_the_request_budget(
     assert end - start == timedelta(days=1)
     expected = day.expected_counts(start, end)
     assert digest["counts"] == expected.as_dict()
+    assert run.err == ""  # no progress display when stderr is not a terminal
     issues, comments = day.rows_updated_since(start - timedelta(minutes=2))
     budget = math.ceil(issues / 100) + math.ceil(comments / 100) + 3
     assert len(github.requests) <= budget
@@ -172,9 +188,8 @@ async def test_token_never_reaches_output(github: FakeGitHub, tmp_path: Path) ->
     )
     assert run.code == 0, run.err
     assert "ghp_topsecret123" not in run.out + run.err
-    assert github.requests and all(
-        "authorization" not in {k.lower() for k in r.headers} for r in github.requests
-    )
+    assert github.requests and all(r.authenticated for r in github.requests)
+    assert all("authorization" not in r.headers for r in github.requests)
 
 
 async def test_second_run_reuses_the_mirror(github: FakeGitHub, tmp_path: Path) -> None:
@@ -195,8 +210,12 @@ async def test_llm_endpoint_is_used_when_configured(
     from tests.fakes.openai_server import FakeOpenAI
 
     async with FakeOpenAI() as model:
-        env = {"GITHUB_API_URL": github.url, "LLM_BASE_URL": model.base_url,
-               "LLM_MODEL": "qwen3-8b", "LLM_API_KEY": "sk-test-secret"}
+        env = {
+            "GITHUB_API_URL": github.url,
+            "LLM_BASE_URL": model.base_url,
+            "LLM_MODEL": "qwen3-8b",
+            "LLM_API_KEY": "sk-test-secret",
+        }
         run = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         digest = json.loads(run.out)
@@ -205,8 +224,9 @@ async def test_llm_endpoint_is_used_when_configured(
         assert writers["appendix"] == "template"
         assert digest["provenance"]["usage"]["prompt_tokens"] > 0
         assert model.requests
-        assert all(r.headers.get("Authorization") == "Bearer sk-test-secret"
-                   for r in model.requests)
+        assert all(
+            r.headers.get("Authorization") == "Bearer sk-test-secret" for r in model.requests
+        )
         assert "sk-test-secret" not in run.out + run.err
         md = await _cli("today", "--writer", "template", env=env, tmp=tmp_path)
     assert md.code == 0 and "Written by: template" in md.out
@@ -216,7 +236,59 @@ async def test_llm_writer_without_endpoint_is_a_config_error(
     github: FakeGitHub, tmp_path: Path
 ) -> None:
     """`--writer llm` with no endpoint configured exits 6 and says so."""
-    run = await _cli("today", "--writer", "llm", env={"GITHUB_API_URL": github.url},
-                     tmp=tmp_path)
+    run = await _cli("today", "--writer", "llm", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
     assert run.code == 6
     assert "writer 'llm' is not available" in run.err
+
+
+async def test_progress_goes_to_a_terminal_stderr_only(github: FakeGitHub, tmp_path: Path) -> None:
+    """With stderr on a terminal a progress line shows there; stdout stays plain Markdown."""
+    master, slave = pty.openpty()
+    try:
+        drained = asyncio.get_running_loop().run_in_executor(None, _drain, master)
+        run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stderr=slave)
+        os.close(slave)
+        terminal = (await drained).decode(errors="replace")
+    finally:
+        os.close(master)
+    assert run.code == 0
+    assert "Building the vllm-project/vllm digest" in terminal
+    assert run.out.startswith("# vLLM Development Report - ") and "\x1b[" not in run.out
+
+
+async def test_unknown_topic_is_a_usage_error(tmp_path: Path) -> None:
+    """`--topic` naming no configured topic exits 2, names the configured ones, asks nothing."""
+    run = await _cli(
+        "today", "--topic", "quantum", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path
+    )
+    assert run.code == 2
+    assert run.err == (
+        "vllm-report: unknown topic 'quantum' (configured topics: rocm) (see vllm-report --help)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"VLLM_REPORT_DB": "/proc/no/such/dir/mirror.sqlite3"}, "cannot open the local mirror"),
+        ({"GITHUB_TIMEOUT": "soon"}, "invalid environment setting: timeout"),
+    ],
+)
+async def test_local_setup_problems_are_configuration_errors(
+    env: dict[str, str], message: str, tmp_path: Path
+) -> None:
+    """An unusable mirror path or a malformed setting exits 6 with one line, no traceback."""
+    run = await _cli("today", env={"GITHUB_API_URL": refused_url(), **env}, tmp=tmp_path)
+    assert run.code == 6
+    assert message in run.err and run.err.count("\n") == 1 and "Traceback" not in run.err
+
+
+async def test_closed_pipe_is_not_an_error(github: FakeGitHub, tmp_path: Path) -> None:
+    """A reader that stops early (`| head -1`) ends the command quietly with exit 0."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stdout=write)
+    finally:
+        os.close(write)
+    assert run.code == 0 and run.err == ""

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from aiohttp import web
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -17,10 +18,16 @@ from bot.daily import DailyPoster, DiscordDaily, PlatformUnavailable, SlackDaily
 from bot.discord_bot import build_discord_client
 from bot.discord_bot.endpoints import point_discord_at
 from bot.slack import SlackPoster
-from config.settings import DiscordSettings
-from digest.models import Window
-from tests.bot.serve_support import SCHEDULED, sample_digest, subscription
+from bot.subscriptions import ScheduledRequests
+from config.settings import DiscordSettings, load_config
+from digest.models import Digest, Window
+from digest.schedule_state import StateLedger, StateSubscriptions
+from digest.scheduler import Scheduler
+from digest.service import DigestRequest
+from digest.store.sqlite_state import SQLiteState
+from tests.bot.serve_support import SCHEDULED, fake_slack_before, sample_digest, subscription
 from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord
+from tests.fakes.github import MutableClock
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
 
 EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "Asia/Shanghai")
@@ -162,3 +169,91 @@ async def test_unconfigured_platform_is_an_error() -> None:
         await DailyPoster({})(
             subscription("discord", "1"), await sample_digest(), late=False, quiet=False
         )
+
+
+async def test_slack_post_counts_as_made_once_the_parent_is_out(slack: FakeSlack) -> None:
+    """``parent_sent`` is awaited right after the parent message, before any reply."""
+    seen: list[int] = []
+
+    async def parent_sent() -> None:
+        seen.append(len(slack.posts))
+
+    poster = slack_daily(slack)
+    await poster(
+        subscription(), await sample_digest(), late=False, quiet=False, parent_sent=parent_sent
+    )
+    await poster(
+        subscription(), await sample_digest(EMPTY), late=False, quiet=True, parent_sent=parent_sent
+    )
+    assert seen[0] == 1 and len(slack.posts) > 2
+    assert seen[1] == len(slack.posts)
+
+
+async def test_slack_late_quiet_day_says_it_is_late(slack: FakeSlack) -> None:
+    """A quiet day caught up after downtime is still one line, with the time it was due."""
+    await slack_daily(slack)(subscription(), await sample_digest(EMPTY), late=True, quiet=True)
+    (line,) = slack.posts
+    assert line["text"].startswith("Quiet day in vllm-project/vllm")
+    assert line["text"].endswith(
+        "Posted late: this daily digest was due at 2026-03-04 11:21 (UTC+8)."
+    )
+
+
+async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
+    """Slack drops the connection on every reply: the scheduler keeps the run posted, and no
+    later pass (here or on another replica) posts the parent again."""
+
+    async def drop_replies(request: web.Request, is_reply: bool) -> web.StreamResponse | None:
+        if not is_reply or request.transport is None:
+            return None
+        request.transport.close()
+        return web.Response(status=500)  # never arrives
+
+    fake, runner = await fake_slack_before(drop_replies)
+    clock = MutableClock(SCHEDULED)
+    state = SQLiteState(":memory:", clock=clock)
+    try:
+        subs = StateSubscriptions(state)
+        await subs.put_subscription(subscription())
+        client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url, retry_handlers=[])
+        digest = await sample_digest()
+
+        async def build(request: DigestRequest) -> Digest:
+            return digest
+
+        def replica() -> Scheduler:
+            return Scheduler(
+                subscriptions=subs,
+                ledger=StateLedger(state),
+                request=ScheduledRequests(load_config(), default_writer="template"),
+                build=build,
+                post=DailyPoster({"slack": SlackDaily(SlackPoster(client, pace_s=0.0))}),
+                clock=clock,
+            )
+
+        first = replica()
+        assert await first.tick() == 1
+        assert first.counters["posts_incomplete"] == 1
+        clock.advance(timedelta(minutes=30))
+        assert await first.tick() == 0 and await replica().tick() == 0
+        assert len(fake.posts) == 1 and "thread_ts" not in fake.posts[0]
+    finally:
+        await state.close()
+        await runner.cleanup()
+
+
+async def test_discord_post_counts_as_made_once_the_parent_is_out(
+    discord_client: tuple[FakeDiscord, Any],
+) -> None:
+    """``parent_sent`` is awaited after the parent message and before the thread is started."""
+    fake, client = discord_client
+    seen: list[int] = []
+
+    async def parent_sent() -> None:
+        seen.append(len(fake.find("POST", r"channels/\d+/messages")))
+        assert fake.find("POST", r"threads") == []
+
+    sub = subscription("discord", str(CHANNEL_ID))
+    digest = await sample_digest()
+    await DiscordDaily(client)(sub, digest, late=False, quiet=False, parent_sent=parent_sent)
+    assert seen == [1] and len(fake.find("POST", r"channels/\d+/messages")) > 2

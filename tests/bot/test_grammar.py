@@ -67,6 +67,29 @@ def test_questions(text: str) -> None:
     assert "ask" not in command.question.split()[0].lower()
 
 
+@pytest.mark.parametrize(
+    ("text", "private", "lang"),
+    [
+        ("private what's new in ROCm?", True, None),
+        ("what's new in ROCm? private", True, None),
+        ("lang:zh what's new in ROCm?", False, "zh"),
+        ("dm lang:en ask any news on TPU?", True, "en"),
+    ],
+)
+def test_options_around_a_question(text: str, private: bool, lang: str | None) -> None:
+    """private and lang: before a question, or private right after its "?", are options."""
+    command = parse(text)
+    assert isinstance(command, AskCommand)
+    assert command.question in ("what's new in ROCm?", "any news on TPU?")
+    assert (command.options.private, command.options.lang) == (private, lang)
+
+
+def test_private_inside_a_question_is_a_word() -> None:
+    """A question that merely contains "private" is not sent by direct message."""
+    command = parse("is the private API stable now")
+    assert command == AskCommand("is the private API stable now")
+
+
 def test_subscription_commands() -> None:
     """subscribe takes time, tz, topics and lang; unsubscribe and subscriptions take none."""
     command = parse("subscribe time:09:30 tz:Europe/Berlin topics:rocm lang:zh")

@@ -103,6 +103,45 @@ async def test_configuration_file_seeds_missing_subscriptions_only(state: SQLite
     assert by_channel["C1"].time == "07:30" and by_channel["42"].lang == "zh"
 
 
+async def test_unsubscribing_a_seeded_subscription_survives_a_restart(state: SQLiteState) -> None:
+    """A channel that unsubscribes in chat is not subscribed again by the next start's seeding."""
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [{"platform": "slack", "channel": "C1", "time": "09:00"}],
+        }
+    )
+    store = StateSubscriptions(state)
+    assert await seed_subscriptions(store, config, lambda: NOW) == 1
+    assert await ChannelSubscriptions(store, config, lambda: NOW).remove("slack", "C1") == [
+        "vllm-project/vllm"
+    ]
+    assert await seed_subscriptions(store, config, lambda: NOW) == 0
+    assert await store.all_subscriptions() == []
+
+
+async def test_unusable_seed_entry_is_skipped_and_the_others_are_stored(
+    state: SQLiteState, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unknown topic or a Discord channel name is logged and skipped; the rest is seeded."""
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [
+                {"platform": "slack", "channel": "C1", "topics": ["no-such-topic"]},
+                {"platform": "discord", "channel": "#general"},
+                {"platform": "discord", "channel": "42"},
+            ],
+        }
+    )
+    store = StateSubscriptions(state)
+    assert await seed_subscriptions(store, config, lambda: NOW) == 1
+    assert [s.channel for s in await store.all_subscriptions()] == ["42"]
+    skipped = [r for r in caplog.records if r.getMessage() == "schedule.seed_skipped"]
+    assert ["no-such-topic" in r.error for r in skipped] == [True, False]  # type: ignore[attr-defined]
+    assert "numeric id" in skipped[1].error  # type: ignore[attr-defined]
+
+
 def test_scheduled_request_follows_configuration_and_available_writers() -> None:
     """Repository topics by default; an unavailable writer falls back to the default one."""
     config = load_config()

@@ -46,6 +46,30 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path, text: str) -> None:
         load_config(path)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "repos:\n  o/r: {timezone: Mars/Olympus}\n",
+            "repos.o/r.timezone: unknown timezone 'Mars/Olympus'",
+        ),
+        ("repos:\n  o/r: {day_start: 7am}\n", "repos.o/r.day_start: bad day start '7am'"),
+        (
+            "subscriptions:\n  - {platform: slack, channel: C1, time: '25:00'}\n",
+            "subscriptions.0.time: bad day start '25:00'",
+        ),
+        ("topics:\n  rocm: {keywords: ROCm}\n", "topics.rocm.keywords: Input should be"),
+    ],
+)
+def test_bad_values_are_named_on_one_line(tmp_path: Path, text: str, message: str) -> None:
+    """A bad timezone, cut-off or field type is refused at load, on one line naming the field."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_unknown_topic_lists_the_configured_ones() -> None:
     """Asking for a topic that does not exist names the ones that do."""
     with pytest.raises(ConfigError, match="rocm"):

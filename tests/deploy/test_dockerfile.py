@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,36 @@ def test_env_example_names_every_token_and_no_value() -> None:
     text = (ROOT / ".env.example").read_text("utf-8")
     for name in ("GITHUB_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN"):
         assert re.search(rf"^{name}=$", text, re.M), name
+
+
+def replay() -> Any:
+    """The CI script that replays the Dockerfile's install steps, as a module."""
+    name = "_ci_dockerfile_install"
+    if name not in sys.modules:
+        script = ROOT / ".ci" / "dockerfile_install.py"
+        spec = importlib.util.spec_from_file_location(name, script)
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
+@pytest.mark.parametrize(
+    ("path", "kept"),
+    [
+        ("pyproject.toml", True),
+        ("bot/serve.py", True),
+        ("config/defaults.yaml", True),
+        ("digest/store/redis_ledger.py", True),
+        ("bot/__pycache__/serve.cpython-311.pyc", False),
+        ("digest/schedule.pyc", False),
+        (".env", False),
+        ("tests/bot/test_serve.py", False),
+        (".git/config", False),
+    ],
+)
+def test_replay_copies_what_dockerignore_lets_into_the_build_context(path: str, kept: bool) -> None:
+    """The CI replay of the image build sees the build context Docker would: the package only."""
+    module = replay()
+    rules = module.ignore_rules((ROOT / ".dockerignore").read_text("utf-8"))
+    assert module.in_context(path, rules) is kept

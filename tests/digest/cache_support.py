@@ -40,15 +40,18 @@ def request(window: Window = DAY, **changes: str) -> DigestRequest:
 class CountingBuilder:
     """Builds a small digest per request and counts its builds.
 
-    ``before`` (optional) is awaited inside each build, so a test can hold builds open.
+    ``before`` (optional) is awaited inside each build, so a test can hold builds open;
+    ``notes`` are the digest's visible degradations.
     """
 
     def __init__(
         self,
         before: Callable[[], Awaitable[None]] | None = None,
         fail: BaseException | None = None,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self.builds = 0
+        self.notes = notes
         self.before = before
         self.fail = fail
 
@@ -73,6 +76,7 @@ class CountingBuilder:
             generated_at=T0 + timedelta(days=1, hours=1),
             synced_at=None,
             repo_url=f"https://github.com/{request.repo}",
+            notes=self.notes,
         )
 
 

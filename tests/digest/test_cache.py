@@ -148,6 +148,27 @@ async def test_closed_window_outlives_live_ttl(env: Env) -> None:
     assert builder.builds == 1
 
 
+async def test_degraded_digest_expires_after_live_ttl(env: Env) -> None:
+    """A closed window's digest with a visible degradation is rebuilt once the live TTL passed."""
+    builder = CountingBuilder(notes=("Hot discussions: the model timed out",))
+    service = env.service(builder)
+    await service.get_digest(request())
+    await service.get_digest(request())
+    assert builder.builds == 1
+    await env.pass_time(LIVE_TTL)
+    await service.get_digest(request())
+    assert builder.builds == 2
+
+
+async def test_another_model_is_another_digest(env: Env) -> None:
+    """The same request written by another model is not served from the first one's entry."""
+    builder = CountingBuilder()
+    await env.service(builder, writer_names={"template": "llm:a"}).get_digest(request())
+    await env.service(builder, writer_names={"template": "llm:a"}).get_digest(request())
+    await env.service(builder, writer_names={"template": "llm:b"}).get_digest(request())
+    assert builder.builds == 2
+
+
 async def test_open_window_expires_after_live_ttl(env: Env) -> None:
     """A window that ends now is rebuilt once the live TTL has passed."""
     live = Window(T0 + timedelta(days=1), T0 + timedelta(days=2), label="today", ends_now=True)

@@ -135,10 +135,11 @@ def test_subscription_identity_and_round_trip() -> None:
         ({"time": "25:00"}, BadWindow),
         ({"tz": "Mars/Olympus"}, BadWindow),
         ({"platform": "irc"}, ValueError),
+        ({"platform": "discord", "channel": "#general"}, ValueError),
         ({"since": datetime(2026, 1, 1)}, ValueError),
     ],
 )
 def test_invalid_subscriptions_are_rejected(kw: dict[str, object], error: type[Exception]) -> None:
-    """A bad time, zone, platform or naive moment is refused."""
+    """A bad time, zone, platform, Discord channel or naive moment is refused."""
     with pytest.raises(error):
         sub(**kw)

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from redis.asyncio import Redis
 
 from digest.errors import StateUnavailable
 from digest.models import Counts, Digest, Window
-from digest.schedule import Subscription, claim_key, run_on, run_window, runs_between
+from digest.schedule import Subscription, claim_key, run_window, runs_between
 from digest.schedule_state import StateLedger, StateSubscriptions
-from digest.scheduler import Backoff, PostLedger, Scheduler, SubscriptionStore
+from digest.scheduler import (
+    Backoff,
+    PostLedger,
+    Scheduler,
+    SentFn,
+    SubscriptionStore,
+    is_quiet,
+)
 from digest.service import DigestRequest
 from digest.store.redis_ledger import RedisLedger
 from digest.store.redis_state import RedisState
@@ -78,11 +87,14 @@ class World:
             repo_url=f"https://github.com/{request.repo}",
         )
 
-    async def post(self, sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
+    async def post(
+        self, sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+    ) -> None:
         if self.post_failures:
             self.post_failures -= 1
             raise ConnectionError("chat platform unavailable")
         self.posts.append((sub.id, digest.window.end, late, quiet))
+        await parent_sent()
 
     def scheduler(self, **kw: object) -> Scheduler:
         options: dict[str, object] = {
@@ -237,6 +249,15 @@ async def test_quiet_day_is_flagged(world: World) -> None:
     assert world.posts[0][3] is True
 
 
+def test_a_degraded_empty_digest_is_not_a_quiet_day() -> None:
+    """Zero counts with a note (an incomplete search, say) is posted in full, not as one line."""
+    window = Window(START - timedelta(days=1), START, "UTC")
+    empty = Digest("o/r", window, "en", Counts(0, 0, 0, 0, 0), (), START, None, "https://x")
+    assert is_quiet(empty)
+    assert not is_quiet(dataclasses.replace(empty, notes=("counts may be low",)))
+    assert not is_quiet(dataclasses.replace(empty, counts=Counts(0, 0, 0, 1, 0)))
+
+
 async def test_claim_lost_during_a_slow_build_is_not_posted_twice(world: World) -> None:
     """A replica whose claim expired while it built does not post what another replica posted."""
     await world.subscriptions.put_subscription(berlin())
@@ -259,7 +280,9 @@ async def test_cancelled_post_releases_its_claim(world: World) -> None:
     await world.subscriptions.put_subscription(berlin())
     started = asyncio.Event()
 
-    async def hanging_post(sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
+    async def hanging_post(
+        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+    ) -> None:
         started.set()
         await asyncio.Event().wait()
 
@@ -270,6 +293,51 @@ async def test_cancelled_post_releases_its_claim(world: World) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await world.scheduler().tick() == 1
+
+
+async def test_failure_after_the_parent_keeps_the_run_posted(world: World) -> None:
+    """A post that fails once its parent message is out is not retried, here or elsewhere."""
+    await world.subscriptions.put_subscription(berlin())
+
+    async def thread_breaks(
+        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+    ) -> None:
+        world.posts.append((sub.id, digest.window.end, late, quiet))
+        await parent_sent()
+        raise ConnectionError("connection reset in the middle of the thread")
+
+    sched = world.scheduler(post=thread_breaks)
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    assert await sched.tick() == 1
+    assert sched.counters["posts_incomplete"] == 1 and sched.counters["post_errors"] == 0
+    world.clock.advance(timedelta(minutes=30))
+    assert await sched.tick() == 0
+    assert await world.scheduler().tick() == 0
+    assert len(world.posts) == 1
+
+
+async def test_cancel_after_the_parent_keeps_the_run_posted(world: World) -> None:
+    """A pass cancelled in the middle of the thread leaves the run posted, not released."""
+    await world.subscriptions.put_subscription(berlin())
+    in_thread = asyncio.Event()
+
+    async def slow_thread(
+        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+    ) -> None:
+        world.posts.append((sub.id, digest.window.end, late, quiet))
+        await parent_sent()
+        in_thread.set()
+        await asyncio.Event().wait()
+
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    task = asyncio.create_task(world.scheduler(post=slow_thread).tick())
+    await asyncio.wait_for(in_thread.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    world.clock.advance(timedelta(minutes=11))  # past the claim's lifetime
+    assert await world.scheduler().tick() == 0
+    assert len(world.posts) == 1
 
 
 async def test_run_forever_sleeps_until_the_next_run_and_stops(world: World) -> None:
@@ -320,124 +388,155 @@ class Crash(BaseException):
 SIM_SUBSCRIPTIONS = [
     Subscription("slack", "C-berlin-0230", "vllm-project/vllm", "02:30", "Europe/Berlin"),
     Subscription("slack", "C-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin"),
-    Subscription(
-        "discord", "D-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin", lang="zh"
-    ),
-    Subscription("discord", "D-ny-0130", "vllm-project/vllm", "01:30", "America/New_York"),
+    Subscription("discord", "1009000", "vllm-project/vllm", "09:00", "Europe/Berlin", lang="zh"),
+    Subscription("discord", "2000130", "vllm-project/vllm", "01:30", "America/New_York"),
     Subscription("slack", "C-ny-0230", "sgl-project/sglang", "02:30", "America/New_York"),
     Subscription("slack", "C-ny-0900", "vllm-project/vllm", "09:00", "America/New_York"),
     Subscription("slack", "C-sh-1121", "vllm-project/vllm", "11:21", "Asia/Shanghai"),
 ]
+# 60 days each, so that every DST change of Berlin and New York in 2026 is crossed
+SEASONS = {
+    "spring": (datetime(2026, 2, 20, tzinfo=UTC), (date(2026, 3, 8), date(2026, 3, 29))),
+    "autumn": (datetime(2026, 10, 1, tzinfo=UTC), (date(2026, 10, 25), date(2026, 11, 1))),
+}
+CRASH_POINTS = ("build", "before_parent", "after_parent")
 
 
 @dataclass
 class Replica:
     scheduler: Scheduler
+    wake: datetime
     alive: bool = True
     restart_at: datetime | None = None
 
 
-async def test_sixty_days_three_replicas_random_crashes_exactly_once() -> None:
-    """Three replicas on one Redis over 60 days with crashes: one post per subscription per day."""
-    rng = random.Random(20260301)
-    clock = Clock(datetime(2026, 2, 20, 0, 0, tzinfo=UTC))  # Berlin and New York change in March
-    end = clock() + timedelta(days=60)
-    posts: Counter[tuple[str, datetime]] = Counter()
-    crashes = builds = 0
-    async with sandbox() as box:
+@dataclass
+class Simulation:
+    """Three replicas with their own Redis connections, one clock, random crashes."""
+
+    clock: Clock
+    rng: random.Random
+    subscriptions: SubscriptionStore
+    ledgers: list[RedisLedger]
+    parents: Counter[tuple[str, datetime]] = field(default_factory=Counter)
+    crashes: Counter[str] = field(default_factory=Counter)
+    builds: int = 0
+    ticks: int = 0
+
+    def replica(self, slot: int) -> Replica:
+        me: Replica
+        clock, rng = self.clock, self.rng
+
+        def maybe_crash(point: str) -> None:
+            if not me.alive:
+                raise Crash
+            if rng.random() < 0.05:
+                self.crashes[point] += 1
+                me.alive = False
+                me.restart_at = clock() + timedelta(minutes=rng.randint(1, 240))
+                raise Crash
+
+        def request(sub: Subscription, window: Window) -> DigestRequest:
+            return DigestRequest(sub.repo, window, sub.lang, sub.writer or "template", ())
+
+        async def build(req: DigestRequest) -> Digest:
+            maybe_crash("build")  # the group's runs are claimed: a crash leaves the claims
+            self.builds += 1
+            return Digest(
+                req.repo,
+                req.window,
+                req.lang,
+                Counts(1, 0, 0, 0, 0),
+                (),
+                clock(),
+                None,
+                f"https://github.com/{req.repo}",
+            )
+
+        async def post(
+            sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+        ) -> None:
+            maybe_crash("before_parent")
+            self.parents[(sub.id, digest.window.end)] += 1
+            await parent_sent()
+            maybe_crash("after_parent")  # in the middle of the thread
+
+        me = Replica(
+            Scheduler(
+                subscriptions=self.subscriptions,
+                ledger=self.ledgers[slot],
+                request=request,
+                build=build,
+                post=post,
+                clock=clock,
+                poll=timedelta(hours=2),
+            ),
+            wake=clock(),
+        )
+        return me
+
+    async def run(self, days: int) -> None:
+        end = self.clock() + timedelta(days=days)
+        replicas = [self.replica(slot) for slot in range(len(self.ledgers))]
+        while self.clock() < end:
+            now = self.clock()
+            for slot, rep in enumerate(replicas):
+                if not rep.alive and rep.restart_at is not None and rep.restart_at <= now:
+                    replicas[slot] = self.replica(slot)
+            awake = [r for r in replicas if r.alive and r.wake <= now]
+            self.ticks += len(awake)
+            await asyncio.gather(
+                *(r.scheduler.tick() for r in self.rng.sample(awake, len(awake))),
+                return_exceptions=True,
+            )
+            for rep in awake:
+                rep.wake = rep.scheduler.next_wake()
+            self.clock.set(min(r.wake if r.alive else r.restart_at or r.wake for r in replicas))
+
+
+@pytest.mark.parametrize("season", sorted(SEASONS))
+async def test_sixty_days_three_replicas_random_crashes_exactly_once(season: str) -> None:
+    """Three replicas on one Redis over 60 days across DST changes, crashing between claim and
+    post and in the middle of threads: exactly one post per subscription per day."""
+    start, dst_days = SEASONS[season]
+    async with sandbox() as box, contextlib.AsyncExitStack() as stack:
         subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))
         for sub in SIM_SUBSCRIPTIONS:
             await subs.put_subscription(sub)
-        ledger = RedisLedger(box.client, prefix=box.prefix)
-
-        def replica() -> Replica:
-            me: Replica
-
-            def maybe_crash() -> None:
-                nonlocal crashes
-                if not me.alive:
-                    raise Crash
-                if rng.random() < 0.08:
-                    crashes += 1
-                    me.alive = False
-                    me.restart_at = clock() + timedelta(minutes=rng.randint(1, 240))
-                    raise Crash
-
-            def request(sub: Subscription, window: Window) -> DigestRequest:
-                return DigestRequest(sub.repo, window, sub.lang, sub.writer or "template", ())
-
-            async def build(req: DigestRequest) -> Digest:
-                nonlocal builds
-                maybe_crash()
-                builds += 1
-                return Digest(
-                    req.repo,
-                    req.window,
-                    req.lang,
-                    Counts(1, 0, 0, 0, 0),
-                    (),
-                    clock(),
-                    None,
-                    f"https://github.com/{req.repo}",
-                )
-
-            async def post(sub: Subscription, digest: Digest, *, late: bool, quiet: bool) -> None:
-                maybe_crash()
-                posts[(sub.id, digest.window.end)] += 1
-
-            me = Replica(
-                Scheduler(
-                    subscriptions=subs,
-                    ledger=ledger,
-                    request=request,
-                    build=build,
-                    post=post,
-                    clock=clock,
-                    poll=timedelta(hours=1),
-                )
-            )
-            return me
-
-        replicas = [replica() for _ in range(3)]
-        ticks = 0
-        while clock() < end:
-            for index, rep in enumerate(replicas):
-                if not rep.alive and rep.restart_at is not None and rep.restart_at <= clock():
-                    replicas[index] = rep = replica()
-            for rep in rng.sample(replicas, len(replicas)):
-                if rep.alive:
-                    ticks += 1
-                    with contextlib.suppress(Crash):
-                        await rep.scheduler.tick()
-            wakes = [r.scheduler.next_wake() for r in replicas if r.alive]
-            wakes += [r.restart_at for r in replicas if not r.alive and r.restart_at is not None]
-            clock.set(min(wakes))
+        ledgers = [
+            RedisLedger(await stack.enter_async_context(connect(box.url)), prefix=box.prefix)
+            for _ in range(3)
+        ]
+        sim = Simulation(Clock(start), random.Random(f"{season}-2026"), subs, ledgers)
+        await sim.run(days=60)
+        end = sim.clock()
 
     expected = {
         (sub.id, run)
         for sub in SIM_SUBSCRIPTIONS
-        for run in runs_between(
-            sub, datetime(2026, 2, 20, 0, 0, tzinfo=UTC), end - timedelta(hours=6)
-        )
+        for run in runs_between(sub, start, end - timedelta(hours=6))
     }
-    doubled = {k: n for k, n in posts.items() if n > 1}
-    assert doubled == {}
-    assert expected - set(posts) == set()
-    assert crashes >= 10, crashes
-    assert builds >= len(SIM_SUBSCRIPTIONS) and ticks < 20_000
-    # every DST change was crossed, and on each local date each subscription posted once
-    for sub in SIM_SUBSCRIPTIONS:
-        days = [run.astimezone(sub.tz).date() for (sid, run) in posts if sid == sub.id]
-        assert len(days) == len(set(days))
-    assert run_on(SIM_SUBSCRIPTIONS[0], date(2026, 3, 29)) in {r for (_, r) in posts}
+    scheduled = {
+        (sub.id, run) for sub in SIM_SUBSCRIPTIONS for run in runs_between(sub, start, end)
+    }
+    assert {k: n for k, n in sim.parents.items() if n > 1} == {}
+    assert expected - set(sim.parents) == set()
+    assert set(sim.parents) <= scheduled
+    assert all(sim.crashes[point] >= 3 for point in CRASH_POINTS), sim.crashes
+    assert sim.ticks < 10_000
+    for sub in SIM_SUBSCRIPTIONS:  # one post on each local date, the DST change days included
+        days = Counter(run.astimezone(sub.tz).date() for (sid, run) in sim.parents if sid == sub.id)
+        assert max(days.values()) == 1
+        assert all(days[d] == 1 for d in dst_days), (sub.id, sorted(days))
 
 
 def test_claim_keys_in_the_simulation_differ_per_day() -> None:
     """Each subscription and day has its own claim key, even across DST changes."""
-    for sub in SIM_SUBSCRIPTIONS:
-        runs = runs_between(sub, START, START + timedelta(days=60))
-        keys = {claim_key(sub, run_window(sub, r)) for r in runs}
-        assert len(keys) == len(runs)
+    for start, _ in SEASONS.values():
+        for sub in SIM_SUBSCRIPTIONS:
+            runs = runs_between(sub, start, start + timedelta(days=60))
+            keys = {claim_key(sub, run_window(sub, r)) for r in runs}
+            assert len(keys) == len(runs) >= 59
 
 
 async def test_replica_serves_only_its_platforms(world: World) -> None:
@@ -495,3 +594,81 @@ async def test_redis_dying_during_a_build_posts_nothing_until_it_is_back() -> No
     finally:
         await sqlite.close()
         server.close()
+
+
+class CuttableLink:
+    """A TCP relay to Redis on 127.0.0.1 whose connections can be cut and let through again."""
+
+    def __init__(self, url: str) -> None:
+        self._target = urlsplit(url)
+        self._pipes: set[asyncio.StreamWriter] = set()
+        self.open = True
+        self.url = ""
+
+    async def __aenter__(self) -> CuttableLink:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = self._target._replace(netloc=f"127.0.0.1:{port}").geturl()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.cut()
+        self._server.close()
+        await self._server.wait_closed()
+
+    def cut(self) -> None:
+        """Drop every connection and refuse new ones until ``open`` is set again."""
+        self.open = False
+        for writer in self._pipes:
+            writer.close()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.open:
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection(
+            self._target.hostname, self._target.port
+        )
+        self._pipes |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError):
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        self._pipes -= {writer, up_writer}
+
+
+async def test_post_recorded_while_redis_is_cut_off_is_recorded_on_the_next_pass() -> None:
+    """The link to Redis drops right after the parent is out: the run is recorded on the next
+    pass, so no replica posts it again once the claim expires."""
+    clock = Clock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    async with sandbox() as box, CuttableLink(box.url) as link, connect(link.url) as far:
+        subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))
+        world = World(clock, RedisLedger(box.client, prefix=box.prefix), subs)
+        await subs.put_subscription(berlin())
+
+        async def post_then_lose_redis(
+            sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+        ) -> None:
+            link.cut()
+            world.posts.append((sub.id, digest.window.end, late, quiet))
+            await parent_sent()
+
+        cut_off = world.scheduler(
+            ledger=RedisLedger(far, prefix=box.prefix, timeout=0.5, retry_after=0.0),
+            post=post_then_lose_redis,
+        )
+        assert await cut_off.tick() == 1
+        assert cut_off.counters["state_errors"] == 1
+        key = claim_key(berlin(), run_window(berlin(), world.posts[0][1]))
+        assert not await world.ledger.is_posted(key)
+        link.open = True
+        clock.advance(timedelta(minutes=1))
+        assert await cut_off.tick() == 0
+        clock.advance(timedelta(minutes=11))  # the claim would have expired by now
+        assert await world.scheduler().tick() == 0
+    assert len(world.posts) == 1

@@ -13,9 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
+from digest.analysis.hot import hot_discussions
 from digest.errors import NotFound, RateLimited
 from digest.github.client import GitHubClient
 from digest.models import Comment, Counts, Item, Window
+from digest.service import load_window
 from digest.store.sqlite import SQLiteStore
 from digest.sync import Syncer
 from tests.fakes.github import (
@@ -23,6 +25,7 @@ from tests.fakes.github import (
     MutableClock,
     RecordingSleep,
     comment_row,
+    github_time,
 )
 from tests.synthetic import DEFAULT_NOW, Dataset, generate
 
@@ -288,6 +291,25 @@ async def test_old_window_uses_search_and_its_comments(
     assert (await rig.store.get_sync_state(REPO)).covered_since is None
     again = await rig.syncer.ensure(REPO, window)
     assert again.requests == 0
+
+
+async def test_old_window_hot_discussions_match_the_mirror(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """A searched day ranks the same hot discussions as a mirrored one, old open items too."""
+    rig = await rig_factory(twenty_days)
+    window = today(twenty_days, 18)
+    report = await rig.syncer.ensure(REPO, window)
+    data = await load_window(rig.store, REPO, window, "https://github.com/" + REPO)
+    hot = [
+        h.item.number
+        for h in hot_discussions({i.number: i for i in data.items}, data.comments, window)
+    ]
+    expected = twenty_days.most_discussed(window.start, window.end)
+    assert set(hot) == set(expected)
+    assert any(twenty_days.row(n)["created_at"] < github_time(window.start) for n in expected)
+    singles = [r for r in rig.fake.requests if r.path.rsplit("/", 1)[-1].isdigit()]
+    assert 0 < len(singles) <= 10 and report.notes == ()
 
 
 async def test_old_comments_over_budget_are_skipped_with_a_note(

@@ -87,6 +87,20 @@ def test_window_in_progress_is_clamped_to_now() -> None:
     assert window.ends_now
 
 
+def test_date_window_in_its_first_minute_is_a_clear_error() -> None:
+    """A date asked for within a minute of its cut-off is a BadWindow, not an empty window."""
+    just_after = datetime(2026, 3, 10, 3, 21, 30, tzinfo=UTC)
+    with pytest.raises(BadWindow, match="less than a minute"):
+        parse_window("2026-03-10", now=just_after, timezone="Asia/Shanghai", day_start="11:21")
+    window = parse_window(
+        "2026-03-10",
+        now=just_after + timedelta(seconds=30),
+        timezone="Asia/Shanghai",
+        day_start="11:21",
+    )
+    assert window.end - window.start == timedelta(minutes=1)
+
+
 def test_offsets_with_minutes_and_negative_offsets() -> None:
     """Offsets print as UTC+5:30 and UTC-4 (DST in New York)."""
     india = parse_window("2026-03-10", now=NOW, timezone="Asia/Kolkata", day_start="09:00")

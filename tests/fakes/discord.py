@@ -123,6 +123,7 @@ class FakeDiscord:
         self.identify: dict[str, Any] | None = None
         self.gateway_queries: list[dict[str, str]] = []
         self.heartbeats = 0
+        self.heartbeat_interval_ms = 41250  # what HELLO asks for; tests may shorten it
         self.threads: dict[int, int] = {}  # thread id -> parent channel id
         self._ids = itertools.count(910000000000000000)
         self._interactions: dict[str, _Interaction] = {}
@@ -342,14 +343,17 @@ class FakeDiscord:
         await ws.prepare(request)
         self._ws = ws
         self.gateway_queries.append(dict(request.query))
-        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        hello = {"heartbeat_interval": self.heartbeat_interval_ms}
+        await ws.send_json({"op": 10, "d": hello, "s": None, "t": None})
         async for msg in ws:
             if msg.type is not WSMsgType.TEXT:
                 continue
             payload = json.loads(msg.data)
             if payload["op"] == 1:
-                self.heartbeats += 1
                 await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
+                async with self._changed:
+                    self.heartbeats += 1
+                    self._changed.notify_all()
             elif payload["op"] == 2:
                 self.identify = payload["d"]
                 await self.dispatch(

@@ -9,8 +9,9 @@ Usage::
         gh.requests               # every request: method, path, query, headers (no Authorization)
         repo.put_issue(row)       # change the data between requests (new ETags follow)
 
-Served: ``GET /repos/{o}/{r}``, ``/repos/{o}/{r}/issues`` (state, since, sort, direction,
-per_page, page), ``/repos/{o}/{r}/issues/comments`` (since, sort, direction, per_page, page) and
+Served: ``GET /repos/{o}/{r}``, ``/repos/{o}/{r}/issues/{n}``, ``/repos/{o}/{r}/issues`` (state,
+since, sort, direction, per_page, page), ``/repos/{o}/{r}/issues/comments`` (since, sort,
+direction, per_page, page) and
 ``/search/issues`` (``repo:``, ``is:issue|pr``, ``created:``/``closed:``/``merged:``/``updated:``
 ranges; sort=created; 1,000 results at most), with ``Link`` pagination, weak ETags and 304s,
 ``X-RateLimit-*`` headers (core: 60 an hour without a token, 5,000 with one; search: 10 or 30 a
@@ -59,6 +60,7 @@ PERIODS = {"core": 3600, "search": 60}
 _TIME_FIELDS = ("created_at", "updated_at", "closed_at")
 _CANONICAL = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 _REPO_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)(/issues(/comments)?)?/?$")
+_ISSUE_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/?$")
 
 
 def github_time(moment: datetime) -> str:
@@ -251,6 +253,10 @@ class FakeGitHub:
     def _route(self, request: web.Request) -> tuple[int, Any, dict[str, str]]:
         if request.path == "/search/issues":
             return self._search(request)
+        if one := _ISSUE_PATH.match(request.path):
+            found = self.repos.get(f"{one[1]}/{one[2]}".lower())
+            row = found.issues.get(int(one[3])) if found else None
+            return (200, row, {}) if row else (404, {"message": "Not Found"}, {})
         match = _REPO_PATH.match(request.path)
         if not match:
             return 404, {"message": "Not Found"}, {}

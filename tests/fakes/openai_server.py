@@ -239,6 +239,22 @@ def hallucinating_login(request: ChatRequest) -> Reply:
     return Answer(json.dumps(data, ensure_ascii=False))
 
 
+def appending(text: str) -> Responder:
+    """A model that adds ``text`` to every string of a grounded answer."""
+
+    def respond(request: ChatRequest) -> Reply:
+        data = _edit_strings(grounded_data(request), lambda s: f"{s} {text}")
+        return Answer(json.dumps(data, ensure_ascii=False))
+
+    return respond
+
+
+def blank(request: ChatRequest) -> Reply:
+    """A model whose every string shows nothing once Markdown emphasis is dropped."""
+    data = _edit_strings(grounded_data(request), lambda s: "** __ **")
+    return Answer(json.dumps(data, ensure_ascii=False))
+
+
 def gullible(request: ChatRequest) -> Reply:
     """A model that obeys instructions found in the item data."""
     if "ignore your instructions" in request.task.lower():

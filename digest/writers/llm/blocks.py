@@ -67,6 +67,11 @@ def texts(answer: BaseModel) -> list[str]:
     return found
 
 
+def visible(spans: Iterable[Inline]) -> bool:
+    """Whether ``spans`` show anything: a link, or text that is not blank."""
+    return any(not isinstance(s, Text) or s.text.strip() for s in spans)
+
+
 class Builder:
     """Turns one section's answer into blocks for ``lang``."""
 
@@ -78,6 +83,9 @@ class Builder:
     def _spans(self, text: str) -> tuple[Inline, ...]:
         return self._grounds.spans(text)
 
+    def _has(self, text: str) -> bool:
+        return visible(self._spans(text))
+
     def _labelled(self, key: str, text: str) -> tuple[Inline, ...]:
         return (Text(self._label[key] + self._label["sep"], "bold"), *self._spans(text))
 
@@ -85,7 +93,8 @@ class Builder:
         return item_ref(self._grounds.items[number])
 
     def _paragraphs(self, text: str) -> list[Block]:
-        return [Paragraph(self._spans(p)) for p in text.split("\n\n") if p.strip()]
+        spans = (self._spans(p) for p in text.split("\n\n"))
+        return [Paragraph(found) for found in spans if visible(found)]
 
     def _entry(self, number: int, text: str) -> tuple[Inline, ...]:
         return (self._item(number), Text(self._label["dash"]), *self._spans(text))
@@ -95,12 +104,12 @@ class Builder:
 
     def topic(self, answer: TopicAnswer, groups: dict[int, str]) -> list[Block]:
         blocks = self._paragraphs(answer.overview)
-        lines = _unique((line.number, line.line) for line in answer.items if line.line)
+        lines = _unique((line.number, line.line) for line in answer.items if self._has(line.line))
         for group in TOPIC_GROUPS:
             entries = [self._entry(n, text) for n, text in lines if groups.get(n) == group]
             if entries:
                 blocks += [Subheading(group_title(group, self._lang)), BulletList(tuple(entries))]
-        if answer.takeaway:
+        if self._has(answer.takeaway):
             blocks.append(Paragraph(self._labelled("takeaway", answer.takeaway)))
         return blocks
 
@@ -110,15 +119,19 @@ class Builder:
             views = [
                 (self._grounds.user(v.login), Text(self._label["sep"]), *self._spans(v.view))
                 for v in entry.viewpoints
-                if v.view
+                if self._has(v.view)
             ]
-            rows = [self._labelled("core_issue", entry.core_issue)] if entry.core_issue else []
+            rows = (
+                [self._labelled("core_issue", entry.core_issue)]
+                if self._has(entry.core_issue)
+                else []
+            )
             if views:
                 rows.append((Text(self._label["viewpoints"] + self._label["sep"], "bold"),))
             rows += views
-            if entry.contention:
+            if self._has(entry.contention):
                 rows.append(self._labelled("contention", entry.contention))
-            if entry.status:
+            if self._has(entry.status):
                 rows.append(self._labelled("status", entry.status))
             if rows:
                 blocks += [Paragraph((self._item(entry.number),)), BulletList(tuple(rows))]
@@ -129,7 +142,7 @@ class Builder:
         rows = [
             (Text(t.term, "bold"), Text(self._label["sep"]), *self._spans(t.analysis))
             for t in answer.trends
-            if t.term and t.analysis
+            if t.term and self._has(t.analysis)
         ]
         if rows:
             blocks.append(BulletList(tuple(rows)))
@@ -144,18 +157,23 @@ class Builder:
                 *self._spans(c.impact),
             )
             for c in _unique_by_number(answer.changes)
+            if self._has(c.change)
         ]
         return [BulletList(tuple(rows))] if rows else []
 
     def activity(self, answer: ActivityAnswer) -> list[Block]:
         blocks = self._paragraphs(answer.overview)
-        rows = [self._spans(h) for h in answer.highlights if h.strip()]
+        rows = [self._spans(h) for h in answer.highlights if self._has(h)]
         if rows:
             blocks.append(BulletList(tuple(rows)))
         return blocks
 
     def watch(self, answer: WatchListAnswer) -> list[Block]:
-        rows = [self._entry(w.number, w.why) for w in _unique_by_number(answer.items) if w.why]
+        rows = [
+            self._entry(w.number, w.why)
+            for w in _unique_by_number(answer.items)
+            if self._has(w.why)
+        ]
         return [BulletList(tuple(rows))] if rows else []
 
 

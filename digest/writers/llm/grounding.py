@@ -2,7 +2,9 @@
 
 A model's text may name an item only as ``#N`` (or by its GitHub URL) and a person only as
 ``@login``, and only items and people of the window's data. Anything else makes the text
-ungrounded: the writer asks once more, then falls back to the template.
+ungrounded: the writer asks once more, then falls back to the template. Other spellings of a
+reference (``owner/repo#N``, ``PR#N``, full-width ``＃N``, ``issue N``, ``pull/N``, links without a
+scheme) are checked too, so nothing outside the window can be named.
 """
 
 from __future__ import annotations
@@ -17,11 +19,22 @@ from digest.models import Inline, Item, ItemRef, Text, UserRef
 from digest.names import LOGIN
 from digest.writers.spans import user_ref
 
-_URL_CHARS = r"[^\s<>()\[\]{}\"'`，。；、）]"
-_URL = re.compile(rf"\bhttps?://{_URL_CHARS}*(?<![.,;:!?])", re.I)
-_NUMBER = re.compile(r"(?<![\w&/#])#(\d{1,9})(?!\w)")
-_LOGIN = re.compile(rf"(?<![\w@./`-])@({LOGIN}(?:\[bot\])?)(?!\.\w|[\w-])")
-_BARE_REF = re.compile(r"\b(?:issue|PR|pull request)\s+(\d{2,9})\b", re.I)
+# ASCII word characters: Chinese text runs straight into references ("由@carol推进"), so a
+# reference ends at the first character that cannot belong to it, not at a word boundary.
+_W = "A-Za-z0-9_"
+_URL_CHARS = "[^\\s<>()\\[\\]{}\"'`\u2e80-\u9fff\uff00-\uffef]"
+_URL = re.compile(
+    rf"(?:(?<![{_W}])https?://|(?<![{_W}.-])www\.|(?<![{_W}./-])github\.com/)"
+    rf"{_URL_CHARS}*(?<![.,;:!?])",
+    re.I,
+)
+_NUMBER = re.compile(rf"(?<![{_W}&/#＃])[#＃](\d{{1,9}})(?![{_W}])")
+_GLUED_NUMBER = re.compile(rf"(?<=[{_W}/.-])[#＃](\d{{1,9}})(?![{_W}])")  # owner/repo#N, PR#N
+_LOGIN = re.compile(rf"(?<![{_W}@＠./`-])[@＠]({LOGIN}(?:\[bot\])?)(?!\.[{_W}]|[{_W}-])")
+_BARE_REF = re.compile(
+    rf"(?<![A-Za-z])(?:(?:issue|PR|pull request)\s*|(?:issues|pull)/)(\d{{2,9}})(?![{_W}])",
+    re.I,
+)
 _PLATFORM_MENTION = re.compile(r"<[!@#][^>]*>")
 _TOKEN = re.compile(f"{_URL.pattern}|{_NUMBER.pattern}|{_LOGIN.pattern}", re.I)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -56,8 +69,9 @@ class Grounds:
 
     def item_number(self, url: str) -> int | None:
         """The number of the window item that ``url`` points to, if any."""
+        site = re.escape(re.sub(r"^https?://(?:www\.)?", "", self.repo_url, flags=re.I))
         match = re.fullmatch(
-            re.escape(self.repo_url) + r"/(?:issues|pull)/(\d+)(?:[/#?][^\s]*)?",
+            rf"(?:https?://)?(?:www\.)?{site}/(?:issues|pull)/(\d+)(?:[/#?][^\s]*)?",
             url.rstrip(".,;:!?"),
             re.I,
         )
@@ -76,7 +90,8 @@ class Grounds:
             for url in _URL.findall(text):
                 if self.item_number(url) is None:
                     found.setdefault(f"the link {url} is not an item of the data", None)
-            for raw in _NUMBER.findall(text) + _BARE_REF.findall(text):
+            numbers = _NUMBER.findall(text) + _GLUED_NUMBER.findall(text)
+            for raw in numbers + _BARE_REF.findall(text):
                 if int(raw) not in self.items:
                     found.setdefault(f"#{raw} is not an item of the data", None)
             for name in _LOGIN.findall(_CODE.sub(" ", _URL.sub(" ", text))):
@@ -112,10 +127,10 @@ class Grounds:
         return out
 
     def _ref(self, token: str) -> Inline | None:
-        if token.startswith("#"):
+        if token[0] in "#＃":
             item = self.items.get(int(token[1:]))
             return ItemRef(item.number, item.url) if item else None
-        if token.startswith("@"):
+        if token[0] in "@＠":
             login = self.login(token[1:])
             return self.user(login) if login else None
         number = self.item_number(token)
@@ -145,7 +160,10 @@ def mask(text: str, grounds: Grounds) -> str:
     """Item text with references outside the window replaced, so a model cannot repeat them."""
     text = _PLATFORM_MENTION.sub("(mention)", text)
     text = _URL.sub(lambda m: m.group(0) if grounds.item_number(m.group(0)) else "(link)", text)
-    text = _NUMBER.sub(lambda m: m.group(0) if int(m.group(1)) in grounds.items else "(ref)", text)
+    for number in (_NUMBER, _GLUED_NUMBER):
+        text = number.sub(
+            lambda m: m.group(0) if int(m.group(1)) in grounds.items else "(ref)", text
+        )
     text = _BARE_REF.sub(
         lambda m: m.group(0) if int(m.group(1)) in grounds.items else "(ref)", text
     )

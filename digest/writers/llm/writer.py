@@ -17,10 +17,10 @@ from pydantic import BaseModel, ValidationError
 
 from digest.analysis.types import Analysis
 from digest.i18n import norm_lang
-from digest.models import Block, Section, Usage
+from digest.models import Block, Section, Usage, iter_spans
 from digest.writers.base import Writer, Written
 from digest.writers.llm import prompts
-from digest.writers.llm.blocks import Builder, texts
+from digest.writers.llm.blocks import Builder, texts, visible
 from digest.writers.llm.budget import Ledger, plan
 from digest.writers.llm.cards import Card, fit
 from digest.writers.llm.client import ChatClient, LLMFailure
@@ -258,7 +258,7 @@ class _Run:
             problems += _structure(answer, given, self.grounds)
             if not problems:
                 blocks = _blocks(Builder(self.grounds, self.lang), answer, found)
-                if not blocks:
+                if not visible(iter_spans(tuple(blocks))):
                     raise _Fallback("empty", "", usage)
                 return blocks, usage
             if attempt == 2:

@@ -147,10 +147,15 @@ async def start_bot(
     """Start a bot (logged in, gateway READY) against the fake; closed after the test."""
     running: list[tuple[ReportClient, asyncio.Task[None]]] = []
 
-    async def start(core: ReportCore, now: datetime = NOW) -> ReportClient:
+    async def start(core: ReportCore, now: datetime = NOW, **options: Any) -> ReportClient:
         settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
         client = build_discord_client(
-            core, settings, subscriptions=subscriptions, clock=lambda: now, guild_ready_timeout=0.01
+            core,
+            settings,
+            subscriptions=subscriptions,
+            clock=lambda: now,
+            guild_ready_timeout=0.01,
+            **options,
         )
         task = asyncio.create_task(client.start(TOKEN))
         running.append((client, task))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -11,7 +12,7 @@ from bot import messages
 from bot.core import ReportCore
 from bot.discord_bot import MemorySubscriptions, ReportClient, render_discord
 from bot.discord_bot.limits import THREAD_NAME, problems
-from bot.grammar import DigestCommand
+from bot.grammar import DigestCommand, UsageError, parse
 from digest.models import Digest
 from digest.service import DigestRequest
 from digest.store.sqlite import SQLiteStore
@@ -72,6 +73,22 @@ async def test_login_syncs_commands_without_privileged_intents(
     assert options["topic"]["autocomplete"] is True
     assert options["repository"]["autocomplete"] is True
     assert {c["value"] for c in options["language"]["choices"]} == {"zh", "en"}
+    ask = next(c for c in synced if c["name"] == "vllm-ask")
+    assert ask["options"][0]["name"] == "question" and ask["options"][0]["max_length"] == 500
+    managed = {c["name"]: c.get("default_member_permissions") for c in synced}
+    assert int(managed["vllm-subscribe"]) == int(managed["vllm-unsubscribe"]) == MANAGE_CHANNELS
+    assert managed["vllm-report"] is None and managed["vllm-ask"] is None
+
+
+async def test_heartbeats_are_acknowledged_and_the_session_holds(
+    start_bot: StartBot, fake: FakeDiscord, core: ReportCore
+) -> None:
+    """The client heartbeats at HELLO's interval, reads each ACK, and never reconnects."""
+    fake.heartbeat_interval_ms = 40
+    client = await start_bot(core, heartbeat_timeout=0.3)
+    await fake.wait_for(lambda _: fake.heartbeats >= 8)
+    assert len(fake.gateway_queries) == 1  # a missed ACK would have closed and reconnected
+    assert client.latency < 1.0  # measured from an ACK
 
 
 async def test_report_defers_then_posts_parent_and_thread(
@@ -108,6 +125,25 @@ async def test_report_defers_then_posts_parent_and_thread(
     assert parent["description"].startswith("New issues ")
     assert parent["fields"][0]["value"] == "2026-01-31 11:21 (UTC+8) ~ 2026-02-01 11:21 (UTC+8)"
     assert calls[1].flags == 0  # the parent replaced the public "thinking" message
+
+
+async def test_slow_build_is_deferred_at_once(
+    start_bot: StartBot, fake: FakeDiscord, store: SQLiteStore, core: ReportCore
+) -> None:
+    """The deferral reaches Discord while the digest is still building; the parent follows."""
+    gate = asyncio.Event()
+
+    async def slow(request: DigestRequest) -> Digest:
+        await gate.wait()
+        return await core.build(request)
+
+    await start_bot(make_core(store, get_digest=slow))
+    await fake.command("vllm-report", {"window": "2026-01-31"})
+    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
+    assert fake.find("POST", CALLBACK)[0].body == {"type": 5} and not fake.find("POST", WEBHOOK)
+    gate.set()
+    await fake.wait_for(lambda calls: bool(fake.find("POST", WEBHOOK)))
+    assert payload(fake.find("POST", WEBHOOK)[0])["embeds"][0]["title"].startswith("vLLM")
 
 
 def _thread(fake: FakeDiscord) -> int:
@@ -255,6 +291,32 @@ async def test_private_digest_goes_by_direct_message(
     assert not fake.find("POST", THREAD_FROM_MESSAGE)
 
 
+async def test_private_digest_that_cannot_be_sent_says_so(
+    bot: ReportClient, fake: FakeDiscord
+) -> None:
+    """A direct message Discord refuses for another reason ends in the shared words, privately."""
+    fake.fail_next("POST", r"channels/\d+/messages", 400, {"message": "Bad", "code": 50035})
+    await fake.command("vllm-report", {"window": "2026-01-31", "private": True})
+    await fake.wait_for(lambda calls: bool(fake.find("POST", WEBHOOK)))
+    follow_up = fake.find("POST", WEBHOOK)[0]
+    assert follow_up.body["content"] == messages.INTERNAL and follow_up.flags == EPHEMERAL
+    assert fake.find("DELETE", rf"{WEBHOOK}/messages/@original")
+
+
+async def test_unsubscribe_from_a_bad_repository_gets_the_grammar_wording(
+    bot: ReportClient, fake: FakeDiscord
+) -> None:
+    """/vllm-unsubscribe repository:nope is refused with the same words as the text command."""
+    await fake.command("vllm-unsubscribe", {"repository": "nope"})
+    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
+    data = fake.find("POST", CALLBACK)[0].body["data"]
+    with pytest.raises(UsageError) as typed:
+        parse("unsubscribe repo:nope")
+    assert data["content"] == messages.error_text(typed.value, platform="discord")
+    assert data["content"].endswith("Type `/vllm-help` for the commands.")
+    assert data["flags"] == EPHEMERAL
+
+
 async def test_ask_answers_with_links(bot: ReportClient, fake: FakeDiscord) -> None:
     """/vllm-ask: deferred, then a linked answer as a follow-up."""
     await fake.command("vllm-ask", {"question": "what's new in ROCm?"})
@@ -267,12 +329,13 @@ async def test_ask_answers_with_links(bot: ReportClient, fake: FakeDiscord) -> N
 
 
 async def test_help_is_ephemeral(bot: ReportClient, fake: FakeDiscord) -> None:
-    """/vllm-help answers with the shared help text, only to the user."""
+    """/vllm-help answers with the shared help in Discord markup, only to the user."""
     await fake.command("vllm-help")
     await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
     data = fake.find("POST", CALLBACK)[0].body["data"]
     assert data["flags"] == EPHEMERAL
-    assert "subscribe [time:09:00]" in data["content"]
+    assert data["content"] == messages.help_text("discord").strip()
+    assert data["content"].startswith("**vllm-report**") and "`/vllm-ask`" in data["content"]
 
 
 async def test_subscriptions_need_manage_channels(
@@ -282,7 +345,7 @@ async def test_subscriptions_need_manage_channels(
     await fake.command("vllm-subscribe", {"time": "09:00"}, permissions=MEMBER_PERMISSIONS)
     await fake.wait_for(lambda calls: len(fake.find("POST", CALLBACK)) == 1)
     refused = fake.find("POST", CALLBACK)[0].body["data"]
-    assert refused["content"] == messages.MANAGERS_ONLY
+    assert refused["content"] == messages.managers_only("discord")
     assert refused["flags"] == EPHEMERAL
     assert await subscriptions.list("discord", str(CHANNEL_ID)) == []
 

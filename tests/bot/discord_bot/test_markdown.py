@@ -22,7 +22,7 @@ URL = "https://github.com/vllm-project/vllm/pull/123"
         ("> quote", "\\> quote"),
         ("# heading", "\\# heading"),
         ("- item", "\\- item"),
-        ("1. first", "\\1. first"),
+        ("1. first", "1\\. first"),
         ("a\nb\r\n\n# c", "a b # c"),
         ("back\\slash", "back\\\\slash"),
     ],

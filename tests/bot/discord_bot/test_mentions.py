@@ -71,7 +71,7 @@ async def test_bare_mention_gets_help(bot: ReportClient, fake: FakeDiscord) -> N
     await fake.mention(MENTION)
     await fake.wait_for(lambda calls: bool(in_channel(fake, CHANNEL_ID)))
     reply = in_channel(fake, CHANNEL_ID)[0].body
-    assert reply["content"] == messages.HELP.strip()
+    assert reply["content"] == messages.help_text("discord").strip()
     assert reply["allowed_mentions"] == {"parse": [], "replied_user": False}
 
 
@@ -91,7 +91,7 @@ async def test_subscribe_by_mention_needs_manage_channels(
     """A member without Manage Channels is refused; a moderator subscribes the channel."""
     await fake.mention(f"{MENTION} subscribe time:08:30")
     await fake.wait_for(lambda calls: len(in_channel(fake, CHANNEL_ID)) == 1)
-    assert in_channel(fake, CHANNEL_ID)[0].body["content"] == messages.MANAGERS_ONLY
+    assert in_channel(fake, CHANNEL_ID)[0].body["content"] == messages.managers_only("discord")
 
     await fake.mention(
         f"{MENTION} subscribe time:08:30 lang:zh", who=MANAGER, roles=[MANAGER_ROLE_ID]
@@ -116,4 +116,17 @@ async def test_direct_message_is_answered_in_place(bot: ReportClient, fake: Fake
     await fake.wait_for(lambda calls: bool(in_channel(fake, dm_channel)))
     answer = in_channel(fake, dm_channel)[0].body
     assert "](<https://github.com/vllm-project/vllm/" in answer["content"]
+    assert not fake.find("POST", THREAD_FROM_MESSAGE)
+
+
+async def test_private_question_is_answered_by_direct_message(
+    bot: ReportClient, fake: FakeDiscord
+) -> None:
+    """ "@vllm-report private what's new in ROCm?" answers in a DM and says so in the channel."""
+    await fake.mention(f"{MENTION} private what's new in ROCm?")
+    await fake.wait_for(lambda calls: bool(in_channel(fake, CHANNEL_ID)))
+    dm = int(fake.find("POST", r"users/@me/channels")[0].response["id"])
+    answer = payload(in_channel(fake, dm)[0])
+    assert "](<https://github.com/vllm-project/vllm/" in answer["content"]
+    assert in_channel(fake, CHANNEL_ID)[0].body["content"] == messages.SENT_PRIVATE
     assert not fake.find("POST", THREAD_FROM_MESSAGE)

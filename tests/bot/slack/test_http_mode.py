@@ -137,9 +137,17 @@ async def test_usage_errors_and_help_are_acked_directly(
     _, text = await _slash(server, "lang:fr today", fake, trigger_id="t-usage")
     assert json.loads(text)["text"].startswith("Sorry, I didn't understand that:")
     _, text = await _slash(server, "help", fake, trigger_id="t-help")
-    assert json.loads(text)["text"] == messages.HELP
+    assert json.loads(text)["text"] == messages.help_text("slack")
     await slack_bot(server.app).jobs.idle()
     assert fake.posts == []
+
+
+async def test_slash_text_is_read_as_typed(server: HttpServer, fake: FakeSlack) -> None:
+    """Slack's &amp; &lt; &gt; in a command's text are decoded once: a question reads as typed."""
+    await _slash(server, "ask is ROCm &lt;6.2&gt; &amp; HIP supported?", fake, trigger_id="t-ent")
+    await slack_bot(server.app).jobs.idle()
+    question = fake.posts[0]["blocks"][0]["text"]["text"]
+    assert question.startswith("> *is ROCm &lt;6.2&gt; &amp; HIP supported?*")
 
 
 async def test_private_digest_goes_to_a_dm(server: HttpServer, fake: FakeSlack) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -20,6 +22,7 @@ class _NoCore:
     """A core that is never asked anything (scheduled posts bring their own digest)."""
 
     config = load_config()
+    default_lang = "en"
 
     async def digest(self, command: DigestCommand) -> Digest:
         raise AssertionError("not used")
@@ -70,7 +73,7 @@ async def test_messages_to_one_channel_are_a_second_apart() -> None:
         stamps.append((channel, clock.now))
 
     for channel in ("C1", "C1", "C2", "C1"):
-        await pacer.run(channel, lambda c=channel: call(c))
+        await pacer.run(channel, functools.partial(call, channel))
     assert stamps == [("C1", 100.0), ("C1", 101.0), ("C2", 101.0), ("C1", 102.0)]
 
 

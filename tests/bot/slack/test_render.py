@@ -6,6 +6,7 @@ import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def _hostile_section() -> Section:
     )
 
 
-def _all_mrkdwn(messages: tuple[dict, ...]) -> str:
+def _all_mrkdwn(messages: tuple[dict[str, Any], ...]) -> str:
     parts = []
     for message in messages:
         parts.append(message["text"])

@@ -153,7 +153,18 @@ async def test_direct_message_is_answered_in_a_thread(app: AsyncApp, fake: FakeS
     await fake.wait_until(lambda: len(fake.posts) == 1)
     post = fake.posts[0]
     assert post["channel"] == "D0000001" and post["thread_ts"] == "1769839200.000500"
-    assert post["text"] == messages.HELP
+    assert post["text"] == messages.help_text("slack")
+
+
+async def test_bare_mention_gets_help_in_its_thread(app: AsyncApp, fake: FakeSlack) -> None:
+    """A mention with no words is answered with the help, as on Discord, and builds nothing."""
+    payload = event_payload(mention("", ts="1769839200.000900"), event_id="EvBare")
+    await fake.send_envelope(_event_envelope(payload, "env-bare", 0))
+    await fake.wait_until(lambda: len(fake.posts) == 1)
+    await slack_bot(app).jobs.idle()
+    assert len(fake.posts) == 1
+    assert fake.posts[0]["text"] == messages.help_text("slack")
+    assert fake.posts[0]["thread_ts"] == "1769839200.000900"
 
 
 async def test_bot_messages_are_ignored(
@@ -185,6 +196,7 @@ class _GatedCore:
 
     def __init__(self, core: ReportCore) -> None:
         self.config = core.config
+        self.default_lang = core.default_lang
         self._core = core
         self.gate = asyncio.Event()
         self.started = asyncio.Event()
@@ -215,3 +227,25 @@ async def test_stop_lets_a_post_in_flight_finish(
     await asyncio.wait_for(task, 10)
     assert fake.posts and fake.posts[0]["blocks"][0]["text"]["text"].startswith("vLLM")
     assert all(p.get("thread_ts") == fake.posts[0]["_ts"] for p in fake.posts[1:])
+
+
+async def test_slow_build_is_acked_at_once(
+    core: ReportCore, web_client: AsyncWebClient, fake: FakeSlack
+) -> None:
+    """The ack ("working on it") goes back while the digest is still building; it posts later."""
+    gated = _GatedCore(core)
+    slack_app = build_slack_app(gated, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_socket_mode(slack_app, fake.app_token, stop=stop, drain_s=5))
+    try:
+        await fake.send_envelope(_slash_envelope("2026-01-31", "env-slow-1"))
+        await asyncio.wait_for(gated.started.wait(), 5)
+        await fake.wait_until(lambda: any(a["envelope_id"] == "env-slow-1" for a in fake.acks))
+        assert fake.acks[-1]["payload"]["text"] == messages.WORKING and fake.posts == []
+        gated.gate.set()
+        await slack_bot(slack_app).jobs.idle()
+        assert fake.posts[0]["blocks"][0]["text"]["text"].startswith("vLLM Development Report")
+    finally:
+        gated.gate.set()
+        stop.set()
+        await asyncio.wait_for(task, 10)

@@ -6,7 +6,7 @@ import re
 
 from bot.slack.render import block_units
 from bot.slack.split import Unit, UnitKind, pack_blocks, pack_texts, section_block
-from digest.models import BulletList, ItemRef, Paragraph, Subheading, Text
+from digest.models import BulletList, Inline, ItemRef, Paragraph, Subheading, Text
 
 LINK = re.compile(r"<[^<>]*>")
 
@@ -17,7 +17,7 @@ def _ref(n: int) -> ItemRef:
 
 def test_long_paragraph_splits_between_words_and_links() -> None:
     """A paragraph over 3,000 characters is split only at spaces, never inside a link or word."""
-    spans = []
+    spans: list[Inline] = []
     for n in range(200):
         spans += [Text(f" lorem ipsum dolorum{n} "), _ref(n)]
     texts = pack_texts(block_units([Paragraph(tuple(spans))]))

@@ -33,10 +33,13 @@ CUDA_LOG = "\n".join(
         ("Document AMDAHL's law in the scaling guide", ""),
         ("[Bug]: illegal memory access on H100", CUDA_LOG),
         ("Improve relationship between scheduler and worker", "The command line is long."),
+        ("Scheduler leaks blocks", "My first instinct was the scheduler; it leaks every step."),
+        ("Torch build is slow on an AMD EPYC CPU host", ""),
+        ("Detokenizer is slow on my AMD Ryzen laptop", ""),
     ],
 )
 def test_trap_words_do_not_match(title: str, body: str) -> None:
-    """Look-alike words and a stray AMD in a long CUDA log are not ROCm items."""
+    """Look-alike words, AMD host CPUs and a stray AMD in a long CUDA log are not ROCm items."""
     assert match_topic(make_item(1, title, body=body), rocm()) is None
 
 
@@ -50,6 +53,8 @@ def test_trap_words_do_not_match(title: str, body: str) -> None:
         (make_item(5, "Qwen3.5 decode is slow on MI300X"), "keyword:MI300X"),
         (make_item(6, "hipBLASLt tuning for fp8 GEMM"), "keyword:hipBLASLt"),
         (make_item(7, "Speed up decode", author="tsato-amd"), "author:*-amd"),
+        (make_item(10, "Support AMD Instinct GPUs in the installer"), "keyword:Instinct"),
+        (make_item(11, "[ROCm] Slow startup on an AMD EPYC host"), "tag:[ROCm]"),
         (
             make_item(8, "Crash at startup", body="Running on ROCm 6.4 the server dies."),
             "body:ROCm",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import datetime, timedelta
+
+import pytest
 
 from digest.analysis.analyze import active_items
 from digest.analysis.text import prose_lines
@@ -11,6 +14,7 @@ from digest.ask.terms import mentions
 from digest.errors import SourceUnavailable
 from digest.models import BulletList, Item, ItemRef, Paragraph, Subheading, Text, Window
 from digest.service import load_window
+from digest.store.base import SyncState
 from digest.store.sqlite import SQLiteStore
 from digest.windows import format_window
 from tests.digest.ask.conftest import (
@@ -131,6 +135,28 @@ async def test_chinese_time_phrase_sets_the_window(day_asker: Asker, day: Datase
     assert set(answer.cites) == day.rocm_numbers
 
 
+async def test_chinese_technical_words_find_english_titles(
+    empty_store: SQLiteStore, day: Dataset
+) -> None:
+    """ "投机解码" finds the items about speculative decoding, titled in English."""
+    await fill(empty_store, day.issues, day.comments)
+    answer = await make_asker(empty_store, day.now).ask("最近投机解码有什么进展？")
+    data = await load_window(empty_store, REPO, answer.window, answer.repo_url)
+    titled = {
+        item.number
+        for item in active_items(data)
+        if re.search(r"spec(ulative)?[ -]decod", item.title, re.I)
+    }
+    assert answer.lang == "zh" and titled and titled <= set(answer.cites)
+
+
+async def test_chinese_kind_words_next_to_latin_ones(sample_asker: Asker) -> None:
+    """ "今天合并了哪些PR？" lists today's merged PRs, like its English twin."""
+    chinese = await sample_asker.ask("今天合并了哪些PR？")
+    english = await sample_asker.ask("which PRs were merged today?")
+    assert chinese.cites == english.cites and len(chinese.cites) == 2
+
+
 async def test_nonsense_question_says_what_was_searched_and_lists_the_topics(
     sample_asker: Asker,
 ) -> None:
@@ -182,6 +208,20 @@ async def test_kind_filters_narrow_the_answer(sample_asker: Asker) -> None:
     assert set(issues.cites) == {33478}
 
 
+async def test_closed_unmerged_rocm_prs_are_exactly_those(week_asker: Asker, week: Dataset) -> None:
+    """ "ROCm PRs closed without merging" cites exactly the window's closed-unmerged ROCm PRs."""
+    answer = await week_asker.ask("ROCm PRs closed without merging")
+    start, end = answer.window.start.isoformat(), answer.window.end.isoformat()
+
+    def closed_unmerged(row: dict[str, object]) -> bool:
+        pr = row.get("pull_request")
+        closed = str(row["closed_at"] or "").replace("Z", "+00:00")
+        return isinstance(pr, dict) and pr["merged_at"] is None and start <= closed < end
+
+    expected = {n for n in week.rocm_numbers if closed_unmerged(week.row(n))}
+    assert expected and set(answer.cites) == expected
+
+
 async def test_hot_discussions_rank_by_comments(day_asker: Asker, day: Dataset) -> None:
     """Asking for hot discussions shows the most discussed items among the bullets."""
     answer = await day_asker.ask("what were the hot discussions today?")
@@ -224,7 +264,18 @@ async def test_the_mirror_is_synced_for_the_window_before_answering(
 
 async def test_a_failed_sync_answers_from_the_mirror_with_a_note(sample_store: SQLiteStore) -> None:
     """When GitHub cannot be reached the answer comes from the mirror and says so."""
+    covered = SAMPLE_NOW - timedelta(days=14)
+    await sample_store.set_sync_state(REPO, SyncState(covered_since=covered, synced_at=SAMPLE_NOW))
     sync = _Sync(sample_store, fail=True)
     answer = await make_asker(sample_store, SAMPLE_NOW, sync=sync).ask("what's new in ROCm?")
     assert set(answer.cites) == SAMPLE_ROCM_WEEK
-    assert any("could not be reached" in note for note in answer.notes)
+    assert any(
+        "could not be reached" in note and "2026-02-01 03:44" in note for note in answer.notes
+    )
+
+
+async def test_a_failed_sync_over_an_empty_mirror_is_an_error(empty_store: SQLiteStore) -> None:
+    """With nothing mirrored, GitHub's failure is reported rather than "no activity"."""
+    asker = make_asker(empty_store, SAMPLE_NOW, sync=_Sync(empty_store, fail=True))
+    with pytest.raises(SourceUnavailable, match="502"):
+        await asker.ask("what's new in ROCm?")

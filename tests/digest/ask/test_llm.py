@@ -17,8 +17,13 @@ from tests.fakes.openai_server import (
     ChatRequest,
     FakeOpenAI,
     Reply,
+    Responder,
     grounded_data,
     hallucinating,
+    invalid_json,
+    raw,
+    refusing,
+    slow,
     status,
 )
 
@@ -127,3 +132,36 @@ async def test_no_model_call_when_nothing_is_found(
     """A question with no matching item is answered without asking the model."""
     answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("asdf qwerty")
     assert fake.requests == [] and answer.writer == "template"
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        (invalid_json, "did not parse"),
+        (refusing, "declined"),
+        (raw("<html>bad gateway</html>"), "server failed"),
+        (slow(3.0), "timed out"),
+    ],
+)
+async def test_every_model_failure_keeps_the_template_answer(
+    sample_store: SQLiteStore, fake: FakeOpenAI, behaviour: Responder, words: str
+) -> None:
+    """Bad JSON, a refusal, a non-chat reply or a timeout: the template answer, with a note."""
+    fake.script("ask", behaviour, behaviour)
+    client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="test-key", max_retries=0)
+    answerer = LLMAnswerer(client, MODEL, timeout=0.5)
+    try:
+        answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("ROCm?")
+    finally:
+        await client.close()
+    assert answer.writer == "template" and set(answer.cites) == SAMPLE_ROCM_WEEK
+    assert any(words in note for note in answer.notes), answer.notes
+
+
+async def test_a_chinese_fallback_note_is_in_chinese(
+    sample_store: SQLiteStore, answerer: LLMAnswerer, fake: FakeOpenAI
+) -> None:
+    """A Chinese answer that falls back says why in Chinese."""
+    fake.script("ask", status(500))
+    answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("ROCm 有什么进展？")
+    assert answer.notes == ("回答：模型服务出错，本节由模板生成",)

@@ -50,6 +50,9 @@ def test_look_alike_words_do_not_select_a_topic(text: str) -> None:
         ("status of #33478", ("33478",)),
         ("tell me about gpt-oss and FlashInfer", ("gpt-oss", "FlashInfer")),
         ("量化 有什么进展", ("量化",)),
+        ("有没有关于投机解码的讨论", ("投机解码",)),
+        ("推理性能有什么进展", ("性能",)),
+        ("is there a fix for the CUDA graph OOM?", ("CUDA", "graph", "OOM")),
     ],
 )
 def test_free_text_keywords(text: str, terms: tuple[str, ...]) -> None:
@@ -73,6 +76,14 @@ def test_search_terms_are_capped_with_a_note() -> None:
         ("hot discussions today", {Kind.HOT}),
         ("未合并的 PR", {Kind.OPEN, Kind.PR}),
         ("what's new in ROCm?", set()),
+        ("What new issues were filed today?", {Kind.NEW, Kind.ISSUE}),
+        ("how many PRs were merged this week?", {Kind.MERGED, Kind.PR}),
+        ("what are people talking about today?", {Kind.HOT}),
+        ("今天合并了哪些PR？", {Kind.MERGED, Kind.PR}),
+        ("帮我总结一下今天的动态", set()),
+        ("今天有啥新东西", set()),
+        ("ROCm PRs closed without merging", {Kind.CLOSED, Kind.PR}),
+        ("关闭未合并的PR", {Kind.CLOSED, Kind.PR}),
     ],
 )
 def test_kind_filters(text: str, kinds: set[Kind]) -> None:
@@ -119,6 +130,13 @@ def test_the_repository_option_wins_and_sets_the_zone() -> None:
     question = ask("what's new in sglang today?", repo="vllm-project/vllm")
     assert question.repo == "vllm-project/vllm" and question.display_name == "vLLM"
     assert question.when.window.timezone == "Asia/Shanghai"
+
+
+def test_notes_follow_the_question_language() -> None:
+    """A Chinese question's notes about its window and words are in Chinese."""
+    question = ask("最近100天 " + " ".join(f"词{i}{i}" for i in range(9)))
+    assert question.lang == "zh"
+    assert question.notes == ("检索了最近 31 天，这是最长的时间窗", "只检索了问题中的前 6 个词")
 
 
 def test_questions_are_cleaned() -> None:

@@ -30,10 +30,16 @@ T = datetime(2026, 3, 10, tzinfo=UTC)
         ("deepseek_mtp acceptance", "mtp", True),
         ("gpt-oss-120b", "gpt oss", True),
         ("支持量化推理", "量化", True),
+        ("[Model] Add Kimi-K2", "models", True),
+        ("Two new models", "model", True),
+        ("modelscope hub", "model", False),
+        ("[Quantization] FP8 MoE", "量化", True),
+        ("Speculative decoding with EAGLE-3", "投机解码", True),
     ],
 )
 def test_mentions(text: str, term: str, found: bool) -> None:
-    """Whole words, any case; a name may carry a version, a version may not grow."""
+    """Whole words or plurals, any case; a name may carry a version, a version may not grow;
+    a Chinese technical word matches its English name."""
     assert mentions(text, term) is found
 
 

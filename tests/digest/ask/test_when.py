@@ -45,6 +45,24 @@ def _local(text: str) -> datetime:
         ("on 2026-03-10", _local("2026-03-10T11:21"), _local("2026-03-11T11:21")),
         ("2026-03-01..2026-03-02", _local("2026-03-01T11:21"), _local("2026-03-03T11:21")),
         ("this month", _local("2026-03-01T00:00"), NOW),
+        ("in the last week", NOW - timedelta(days=7), NOW),
+        ("in the last month", NOW - timedelta(days=30), NOW),
+        ("over the weekend", _local("2026-03-07T00:00"), _local("2026-03-09T00:00")),
+        ("周末", _local("2026-03-07T00:00"), _local("2026-03-09T00:00")),
+        ("前天", NOW - timedelta(days=3), NOW - timedelta(days=2)),
+        ("上周五", _local("2026-03-06T00:00"), _local("2026-03-07T00:00")),
+        ("周五合并了什么", _local("2026-03-06T00:00"), _local("2026-03-07T00:00")),
+        (
+            "between 2026-03-01 and 2026-03-02",
+            _local("2026-03-01T11:21"),
+            _local("2026-03-03T11:21"),
+        ),
+        ("on March 5", _local("2026-03-05T11:21"), _local("2026-03-06T11:21")),
+        ("the 5th of March", _local("2026-03-05T11:21"), _local("2026-03-06T11:21")),
+        ("三月五号", _local("2026-03-05T11:21"), _local("2026-03-06T11:21")),
+        ("since March 5", _local("2026-03-05T00:00"), NOW),
+        ("3月5日以来", _local("2026-03-05T00:00"), NOW),
+        ("on Dec 25", _local("2025-12-25T11:21"), _local("2025-12-26T11:21")),
     ],
 )
 def test_time_phrases(phrase: str, start: datetime, end: datetime) -> None:
@@ -69,7 +87,16 @@ def test_long_windows_are_capped_at_31_days_with_a_note(phrase: str) -> None:
     assert when.notes and "31 days" in when.notes[0]
 
 
-@pytest.mark.parametrize("phrase", ["on 2027-01-01", "2026-02-30"])
+def test_may_needs_on_to_be_a_month() -> None:
+    """ "what may 2 PRs break" names no date; "on May 2" does."""
+    assert resolve_when("what may 2 PRs break", now=NOW, timezone=TZ).phrase == ""
+    assert resolve_when("on May 2", now=NOW, timezone=TZ).window.label == "2025-05-02"
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    ["on 2027-01-01", "2026-02-30", "Feb 30", "9999-12-31", "Dec 31, 9999", "in January 0001"],
+)
 def test_a_future_or_impossible_date_falls_back_to_the_default_with_a_note(phrase: str) -> None:
     """A date that cannot be searched is not guessed at: the default window, with a note."""
     when = resolve_when(phrase, now=NOW, timezone=TZ)

@@ -177,6 +177,15 @@ async def test_repository_lookup(fake: FakeGitHub, client: GitHubClient) -> None
         await client.repository("vllm-project/missing")
 
 
+async def test_one_issue_by_number(fake: FakeGitHub, client: GitHubClient) -> None:
+    """One issue or PR row by number, or NotFound naming it."""
+    fake.add_repo(REPO, issues=rows(3))
+    assert (await client.issue(REPO, 2))["number"] == 2
+    with pytest.raises(NotFound) as info:
+        await client.issue(REPO, 99)
+    assert info.value.what == f"{REPO}#99"
+
+
 async def test_connection_refused_is_source_unavailable(sleep: RecordingSleep) -> None:
     """Refused connections are retried with growing backoff, then reported as unavailable."""
     async with httpx.AsyncClient(base_url=refused_url(), timeout=2.0) as http:

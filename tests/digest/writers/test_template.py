@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from functools import cache
 
 import pytest
@@ -27,6 +28,7 @@ from digest.writers.template import TemplateWriter, section_ids
 from tests.digest.analysis.sample import (
     REPO,
     REPO_URL,
+    WINDOW,
     make_comment,
     make_item,
     rocm,
@@ -225,7 +227,7 @@ def test_deterministic() -> None:
 def test_summary_mentions_volume_and_focus() -> None:
     """The summary gives the day's volume, its themes, the ROCm count and the top items."""
     text = _text(TemplateWriter().section("summary", sample_analysis(), "zh"))
-    assert text.startswith("本时段（24 小时）新增 3 个 Issue、关闭 2 个；新开 4 个 PR，合并 2 个")
+    assert text.startswith("本时段（24 小时）新增 3 个 Issue、关闭 2 个；新开 4 个 PR，合并 2 个。")
     assert "ROCm（4 条）" in text
     assert "#32492" in text and "#33490" in text
 
@@ -240,11 +242,101 @@ def test_long_topic_groups_are_capped() -> None:
     assert _text(section).count("… and 3 more") == 1
 
 
+def _entries(section: Section) -> list[str]:
+    bullets = [b for b in section.blocks if isinstance(b, BulletList)]
+    return [_text(Section("x", "x", (Paragraph(e),))) for b in bullets for e in b.items]
+
+
 def test_explanation_does_not_repeat_the_title() -> None:
-    """When the description only repeats the title, no explanation is quoted."""
+    """A description that only repeats the title gives way to what the item does."""
     item = make_item(1, "[ROCm] Enable fused MoE", pr=True, body="Enable fused MoE.")
     analysis = analyze(window_data((item,)), (rocm(),))
-    section = TemplateWriter().section("topic:rocm", analysis, "en")
-    bullets = [b for b in section.blocks if isinstance(b, BulletList)]
-    entry = Section("x", "x", (Paragraph(bullets[0].items[0]),))
-    assert _text(entry) == "#1 [ROCm] Enable fused MoE (open, by @alice)"
+    (entry,) = _entries(TemplateWriter().section("topic:rocm", analysis, "en"))
+    assert entry == (
+        "#1 [ROCm] Enable fused MoE (open, by @alice): Faster or leaner serving; "
+        "touches MoE and ROCm."
+    )
+    (entry,) = _entries(TemplateWriter().section("topic:rocm", analysis, "zh"))
+    assert entry.endswith("（待合并，@alice）：性能优化，涉及 MoE、ROCm")
+
+
+def test_explanations_are_not_repeated() -> None:
+    """Items sharing a description: the first quotes it, the next says what it does instead."""
+    body = "Tighten the kernel selection so the fast path is used for common shapes."
+    items = (
+        make_item(1, "[ROCm] Tune the fused MoE kernel", pr=True, body=body),
+        make_item(2, "[ROCm] Fix a crash in the sampler", body=body, labels=("bug",)),
+    )
+    analysis = analyze(window_data(items), (rocm(),))
+    entries = _entries(TemplateWriter().section("topic:rocm", analysis, "en"))
+    assert entries[0].endswith(f": {body}")
+    assert entries[1].endswith(": Reports a bug or stability problem; touches ROCm.")
+
+
+def test_key_change_explains_past_a_sentence_that_repeats_the_title() -> None:
+    """A key change quotes the first sentence of its description that adds to the title."""
+    body = "## Purpose\n\nEnable fused MoE. The old path copied the expert weights twice.\n"
+    merged = make_item(
+        1, "[Kernel] Enable fused MoE", pr=True, body=body, merged=WINDOW.start + timedelta(hours=2)
+    )
+    analysis = analyze(window_data((merged,)), (rocm(),))
+    (entry,) = _entries(TemplateWriter().section("key_changes", analysis, "en"))
+    assert entry == (
+        "#1 [Kernel] Enable fused MoE by @alice: The old path copied the expert weights twice. "
+        "Impact: faster or leaner serving; touches MoE."
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "takeaway"),
+    [
+        (
+            "zh",
+            "小结：AMD/ROCm 生态方向本时段共 4 条动态，其中性能与内核 1 条、"
+            "Bug 修复与稳定性 1 条、生态与需求 2 条；2 个 PR 已合并、2 条已关闭。",
+        ),
+        (
+            "en",
+            "Takeaway: 4 AMD/ROCm ecosystem items (1 in performance & kernels, 1 in bug fixes & "
+            "stability, 2 in ecosystem & requests); 2 merged, 2 closed.",
+        ),
+    ],
+)
+def test_takeaway_names_only_the_states_that_occur(lang: str, takeaway: str) -> None:
+    """The takeaway counts merged, closed and open items, leaving out the ones at zero."""
+    section = TemplateWriter().section("topic:rocm", sample_analysis(), lang)
+    last = section.blocks[-1]
+    assert isinstance(last, Paragraph)
+    assert _text(Section("x", "x", (last,))).startswith(takeaway)
+
+
+def test_one_item_sentences_read_in_the_singular() -> None:
+    """One merged PR: a spaced 其中 Bug 修复 takeaway, and no "every one of the 1 PR"."""
+    merged = make_item(
+        5, "[ROCm] Fix MI300X hang", pr=True, merged=WINDOW.start + timedelta(hours=3)
+    )
+    analysis = analyze(window_data((merged,)), (rocm(),))
+    zh = _text(TemplateWriter().section("topic:rocm", analysis, "zh"))
+    assert "其中 Bug 修复与稳定性 1 条；1 个 PR 已合并。" in zh
+    en = _text(TemplateWriter().section("activity", analysis, "en"))
+    assert "The one PR opened in this window is already merged or closed." in en
+    summary = _text(TemplateWriter().section("summary", analysis, "zh"))
+    assert "重点合并是 #5" in summary and "未合并即关闭" not in summary
+
+
+def test_chinese_descriptions_and_comments_are_quoted() -> None:
+    """Chinese text is prose too: the core issue, a viewpoint and a Chinese objection."""
+    item = make_item(
+        7,
+        "[Bug]: MI300X 上运行 Qwen3.5 崩溃",
+        body="在 MI300X 上运行 Qwen3.5 时，服务在几百个请求后崩溃。",
+    )
+    comments = (
+        make_comment(1, 7, "li", "我在 MI325X 上也能复现这个问题，回退到上一个版本就正常了。"),
+        make_comment(2, 7, "wang", "我不同意默认关闭 AITER，这会让所有用户的性能下降。"),
+    )
+    analysis = analyze(window_data((item,), comments), (rocm(),))
+    text = _text(TemplateWriter().section("hot", analysis, "zh"))
+    assert "核心问题：在 MI300X 上运行 Qwen3.5 时，服务在几百个请求后崩溃。" in text
+    assert "@li（1 条评论）：“我在 MI325X 上也能复现这个问题" in text
+    assert "争议焦点：@wang 提出不同意见——“我不同意默认关闭 AITER" in text

@@ -31,6 +31,43 @@ def test_unknown_references_are_problems() -> None:
     ]
 
 
+def test_other_spellings_of_a_reference_are_checked() -> None:
+    """Cross-repository, glued, full-width, path and scheme-less references are checked too."""
+    for text in (
+        "vllm-project/vllm#99999",
+        "PR#99999",
+        "＃99999",
+        "pull/99999",
+        "issue99999",
+        "github.com/vllm-project/vllm/issues/99999",
+        "www.evil.example/x",
+        "＠ghost",
+    ):
+        assert GROUNDS.problems([text]), text
+    known = "vllm#36001, ＃36002 by ＠carol, github.com/vllm-project/vllm/pull/36003"
+    assert GROUNDS.problems([known]) == []
+
+
+def test_references_inside_chinese_text_are_checked_and_linked() -> None:
+    """Chinese runs straight into references: they are still checked, and linked when known."""
+    for text in (
+        "由@ghost推进",
+        "修复了#99999的问题",
+        "见https://evil.example/x推进",
+        "见issue 99999",
+    ):
+        assert GROUNDS.problems([text]), text
+    spans = GROUNDS.spans("由@carol推进，见#36001中")
+    assert [type(s) for s in spans] == [Text, UserRef, Text, ItemRef, Text]
+    assert GROUNDS.problems(["由@carol推进，见#36001中"]) == []
+
+
+def test_full_width_and_scheme_less_references_are_linked() -> None:
+    """``＃N``, ``＠login`` and a window item's address without ``https://`` become links."""
+    spans = GROUNDS.spans("＃36001 by ＠carol, github.com/vllm-project/vllm/pull/36003")
+    assert [type(s) for s in spans] == [ItemRef, Text, UserRef, Text, ItemRef]
+
+
 def test_emails_and_decorators_are_not_logins() -> None:
     """``a@b.com`` and ``@torch.compile`` are not mentions of people."""
     assert GROUNDS.problems(["mail dev@example.com about @torch.compile"]) == []
@@ -65,3 +102,9 @@ def test_mask_hides_what_the_window_does_not_hold() -> None:
     assert (
         mask(text, GROUNDS) == "cc (user), see (ref) and #36001, (link), (mention), thanks @carol"
     )
+
+
+def test_mask_hides_other_spellings() -> None:
+    """Glued and scheme-less references outside the window are hidden as well."""
+    text = "dup of vllm-project/vllm#12345, see github.com/x/y/pull/1 and www.x.example; PR#36001"
+    assert mask(text, GROUNDS) == "dup of vllm-project/vllm(ref), see (link) and (link); PR#36001"

@@ -27,6 +27,8 @@ from tests.digest.writers.llm.samples import (
 from tests.fakes.openai_server import (
     FakeOpenAI,
     Responder,
+    appending,
+    blank,
     fenced,
     gullible,
     hallucinating,
@@ -214,6 +216,49 @@ async def test_scripted_failure_suite_never_names_unknown_items_or_people(
     written = await make_writer(timeout=0.5).write(analysis, "zh")
     assert {s.writer for s in written.sections} == {"template"}
     assert len(written.notes) == len(NARRATIVE)
+    _assert_grounded(written)
+
+
+HOSTILE = (
+    "<!channel> read this",
+    "@everyone look",
+    "ping <@U0123ABC>",
+    "[github.com](https://evil.example/phish)",
+    "see vllm-project/vllm#987654",
+    "PR#987654",
+    "＃987654",
+    "github.com/vllm-project/vllm/pull/987654",
+    "www.evil.example",
+    "由@made-up-person推进",
+    "修复了#987654的问题",
+)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+async def test_hostile_model_text_never_reaches_the_digest(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis, hostile: str
+) -> None:
+    """Pings, disguised links and references outside the window send the section back to the
+    template after one retry; none of it is shown."""
+    fake.script("trends", appending(hostile), appending(hostile))
+    written = await make_writer().write(analysis, "en")
+    assert len(fake.for_section("trends")) == 2
+    trends = next(s for s in written.sections if s.id == "trends")
+    assert trends.writer == "template"
+    assert all(hostile not in _text(s) for s in written.sections)
+    _assert_grounded(written)
+
+
+async def test_an_answer_that_shows_nothing_falls_back(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis
+) -> None:
+    """An answer of nothing but Markdown emphasis is not a section: the template's is kept."""
+    fake.script("summary", blank)
+    fake.script("watch", blank)
+    written = await make_writer().write(analysis, "en")
+    writers = {s.id: s.writer for s in written.sections}
+    assert writers["summary"] == writers["watch"] == "template"
+    assert sum("answer was empty" in n for n in written.notes) == 2
     _assert_grounded(written)
 
 

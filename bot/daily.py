@@ -54,7 +54,8 @@ class ChannelPoster(Protocol):
 
 
 def _late_note(digest: Digest) -> str:
-    return messages.late_post(format_moment(digest.window.end, digest.window.timezone))
+    due = format_moment(digest.window.end, digest.window.timezone)
+    return messages.late_post(due, digest.lang)
 
 
 def daily_digest(digest: Digest, *, late: bool) -> Digest:
@@ -66,7 +67,7 @@ def daily_digest(digest: Digest, *, late: bool) -> Digest:
 
 def quiet_text(digest: Digest, *, late: bool = False) -> str:
     """The one line posted instead of a digest of a day without activity (late ones say so)."""
-    line = messages.quiet_day(digest.repo, format_window(digest.window))
+    line = messages.quiet_day(digest.repo, format_window(digest.window), digest.lang)
     return f"{line} {_late_note(digest)}" if late else line
 
 

@@ -72,7 +72,14 @@ STATE_UNAVAILABLE = (
     "Subscriptions can't be read or changed right now: the bot's shared storage is "
     "unreachable. Digests and questions still work; please try again in a few minutes."
 )
-QUIET_DAY = "Quiet day in {repo}: no new or closed issues or pull requests in {window}."
+QUIET_DAY = {
+    "en": "Quiet day in {repo}: no new or closed issues or pull requests in {window}.",
+    "zh": "{repo} 今日无动态：{window} 内没有新建或关闭的 Issue 与 PR。",
+}
+LATE_POST = {
+    "en": "Posted late: this daily digest was due at {due}.",
+    "zh": "延迟发布：本期日报原定于 {due} 发布。",
+}
 
 
 def managers_only(platform: Platform) -> str:
@@ -144,11 +151,11 @@ def subscriptions_list(entries: Sequence[tuple[str, str, str, str]]) -> str:
 SUBSCRIPTIONS_OFF = "Daily posts aren't enabled on this bot (it has no subscription store)."
 
 
-def quiet_day(repo: str, window: str) -> str:
-    """The one-line daily post of a window with no activity."""
-    return QUIET_DAY.format(repo=repo, window=window)
+def quiet_day(repo: str, window: str, lang: str = "en") -> str:
+    """The one-line daily post of a window with no activity, in the digest's language."""
+    return QUIET_DAY.get(lang, QUIET_DAY["en"]).format(repo=repo, window=window)
 
 
-def late_post(due: str) -> str:
+def late_post(due: str, lang: str = "en") -> str:
     """The note on a daily digest posted after its time (after downtime or retries)."""
-    return f"Posted late: this daily digest was due at {due}."
+    return LATE_POST.get(lang, LATE_POST["en"]).format(due=due)

@@ -73,6 +73,15 @@ async def test_slack_quiet_day_is_one_line(slack: FakeSlack) -> None:
     assert slack.posts[0]["text"].startswith("Quiet day in vllm-project/vllm: no new or closed")
 
 
+async def test_chinese_quiet_and_late_lines_are_in_chinese(slack: FakeSlack) -> None:
+    """A zh subscription's quiet-day line and late note are written in Chinese."""
+    digest = await sample_digest(EMPTY, lang="zh")
+    await slack_daily(slack)(subscription(), digest, late=True, quiet=True)
+    (post,) = slack.posts
+    assert post["text"].startswith("vllm-project/vllm 今日无动态")
+    assert "延迟发布" in post["text"] and "Posted late" not in post["text"]
+
+
 async def test_slack_parent_failure_raises_so_the_run_is_retried(slack: FakeSlack) -> None:
     """When the parent cannot be posted the poster raises; nothing is half-posted."""
     slack.fail("chat.postMessage", "not_in_channel")

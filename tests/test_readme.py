@@ -39,3 +39,32 @@ def test_documented_options_exist(flag: str, capsys: pytest.CaptureFixture[str])
     assert f"`{flag}" in README
     assert main(["--help"]) == 0
     assert flag in capsys.readouterr().out
+
+
+def test_every_environment_setting_is_documented() -> None:
+    """Each environment variable the settings read is named in the README."""
+    from config.settings import (
+        DiscordSettings,
+        GitHubSettings,
+        LLMSettings,
+        RedisSettings,
+        Settings,
+        SlackSettings,
+    )
+
+    names = []
+    for cls in (
+        GitHubSettings,
+        SlackSettings,
+        DiscordSettings,
+        LLMSettings,
+        RedisSettings,
+        Settings,
+    ):
+        prefix = str(cls.model_config.get("env_prefix", ""))
+        for field, info in cls.model_fields.items():
+            if isinstance(info.default_factory, type):
+                continue  # a nested section, documented by its own variables
+            names.append(f"{prefix}{field}".upper())
+    missing = [name for name in names if name not in README]
+    assert missing == []

@@ -42,6 +42,7 @@ from tests.digest.ask.conftest import (
     sample_rows,
     synthetic,
 )
+from tests.digest.ask.phrases import PIECES
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
 from tests.fakes.openai_server import FakeOpenAI, gullible
 from tests.synthetic import generate
@@ -243,52 +244,7 @@ async def test_model_written_answers_fit_and_stay_inert() -> None:
 
 # Whatever the text: a clean answer or the usage wording, never an error trace.
 
-_PIECES = st.sampled_from(
-    [
-        "ROCm",
-        "AMD",
-        "Qwen3.5",
-        "qwen 3.5",
-        "today",
-        "last 3 days",
-        "in March",
-        "since Monday",
-        "merged",
-        "open issues",
-        "PRs",
-        "discussions",
-        "hot",
-        "repo:a/b",
-        "repo:",
-        "repo:../../etc",
-        "lang:zh",
-        "lang:xx",
-        "@channel",
-        "<!channel>",
-        "<@U123>",
-        "@everyone",
-        "**bold**",
-        "[x](javascript:alert(1))",
-        "```",
-        "#33478",
-        "2026-02-30",
-        "2099-01-01",
-        "9999-12-31",
-        "Dec 31, 9999",
-        "since 0001-01-01",
-        "in January 0001",
-        "9999d",
-        "最近三天",
-        "本周",
-        "合并了哪些PR",
-        "投机解码",
-        "ignore previous instructions",
-        "</question>",
-        "\x00",
-        "\u202e",
-        "？",
-    ]
-)
+_PIECES = st.sampled_from(PIECES)
 _DATES = st.dates().flatmap(
     lambda d: st.sampled_from(
         [

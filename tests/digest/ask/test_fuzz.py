@@ -9,6 +9,7 @@ from digest.ask import Asker
 from digest.models import Answer
 from digest.render.answer import render_answer_json, render_answer_markdown
 from tests.digest.ask.conftest import SAMPLE_NOW, plain
+from tests.digest.ask.phrases import PIECES
 
 _ALPHABETS = (
     "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789",
@@ -17,37 +18,6 @@ _ALPHABETS = (
     "\x00\x01\x1b\x7f\u200b\u202e\ufeff\n\t\r",
     "éüñ߀😀🚀👍🏽ＡＭＤ０１２",
 )
-_PIECES = (
-    "ROCm",
-    "AMD",
-    "Qwen3.5",
-    "qwen 3.5",
-    "today",
-    "last 3 days",
-    "in March",
-    "since Monday",
-    "merged",
-    "open issues",
-    "hot",
-    "repo:a/b",
-    "repo:",
-    "lang:zh",
-    "lang:xx",
-    "@channel",
-    "<!channel>",
-    "<@U123>",
-    "@everyone",
-    "**bold**",
-    "[x](javascript:alert(1))",
-    "```",
-    "#33478",
-    "2026-02-30",
-    "2099-01-01",
-    "9999d",
-    "最近三天",
-    "本周",
-    "ignore previous instructions",
-)
 
 
 def _random_question(rng: random.Random) -> str:
@@ -55,12 +25,12 @@ def _random_question(rng: random.Random) -> str:
     if shape == 0:
         return "".join(rng.choice(rng.choice(_ALPHABETS)) for _ in range(rng.randrange(0, 40)))
     if shape == 1:
-        return rng.choice(_PIECES) * rng.randrange(1, 400)  # very long
+        return rng.choice(PIECES) * rng.randrange(1, 400)  # very long
     if shape == 2:
         return "".join(rng.choice(_ALPHABETS[1]) for _ in range(rng.randrange(1, 60)))
     if shape == 3:
-        return "\x00".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 8)))
-    return " ".join(rng.choice(_PIECES + tuple(_ALPHABETS[0].split())) for _ in range(8))
+        return "\x00".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 8)))
+    return " ".join(rng.choice(PIECES + tuple(_ALPHABETS[0].split())) for _ in range(8))
 
 
 def _clean(answer: Answer) -> None:

@@ -12,11 +12,10 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, TextIO
 
-from pydantic import ValidationError
-
 from bot import messages
 from bot.grammar import UsageError
-from config.settings import AppConfig, Settings, one_line
+from bot.logs import configure
+from config.settings import AppConfig, Settings
 from digest.errors import (
     BadWindow,
     ConfigError,
@@ -116,14 +115,14 @@ def exit_code(error: BaseException) -> int:
     return EXIT_INTERNAL
 
 
-def _settings(config_path: str | None) -> tuple[Settings, AppConfig]:
-    """Settings from the environment and the configuration file, as ``ConfigError``s."""
+def _settings(args: argparse.Namespace, err: TextIO) -> tuple[Settings, AppConfig]:
+    """Settings and configuration; with ``VLLM_REPORT_LOG_JSON`` the logs turn to JSON lines."""
     from bot.compose import load_settings
 
-    try:
-        return load_settings(config_path)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid environment setting: {one_line(exc)}") from exc
+    settings, config = load_settings(args.config)
+    if settings.log_json:
+        _logging(args.verbose, err, json_lines=True)
+    return settings, config
 
 
 @asynccontextmanager
@@ -145,16 +144,6 @@ async def _runtime(settings: Settings, config: AppConfig) -> AsyncIterator[Runti
         yield runtime
 
 
-def _topics(config: AppConfig, names: list[str] | None) -> tuple[str, ...] | None:
-    """The ``--topic`` names, each checked against the configuration."""
-    if not names:
-        return None
-    try:
-        return tuple(config.topic(name).name for name in names)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-
-
 def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
     if not stream.isatty():
         return nullcontext()
@@ -163,18 +152,18 @@ def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
     return Console(file=stream).status(text)
 
 
-async def _run_digest(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+async def _run_digest(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> None:
     from digest.render.json import dumps
     from digest.render.markdown import render_markdown
 
-    settings, config = _settings(args.config)
-    topics = _topics(config, args.topic)
     async with _runtime(settings, config) as runtime:
         request = runtime.core.request(
             args.window,
             repo=args.repo,
             lang=args.lang,
-            topics=topics,
+            topics=tuple(args.topic) if args.topic else None,
             writer=args.writer,
             timezone=args.tz,
             day_start=args.day_start,
@@ -184,10 +173,11 @@ async def _run_digest(args: argparse.Namespace, out: TextIO, err: TextIO) -> Non
     out.write(dumps(digest) + "\n" if args.format == "json" else render_markdown(digest))
 
 
-async def _run_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+async def _run_ask(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> None:
     from bot.ask_cli import run_ask
 
-    settings, config = _settings(args.config)
     async with _runtime(settings, config) as runtime:
         with _progress(err, "Looking it up…"):
             text = await run_ask(
@@ -214,18 +204,18 @@ def main(
 
             sargs = _serve_parser().parse_args(args_list[1:])
             _logging(sargs.verbose, err)
-            return serve_main(sargs.config)
+            return serve_main(sargs.config, verbose=sargs.verbose, err=err)
         if command == "ask":
             aargs = _ask_parser().parse_args(args_list[1:])
             _logging(aargs.verbose, err)
-            asyncio.run(_run_ask(aargs, out, err))
+            asyncio.run(_run_ask(aargs, *_settings(aargs, err), out, err))
             return EXIT_OK
         dargs = _digest_parser().parse_args(args_list)
         _logging(dargs.verbose, err)
-        asyncio.run(_run_digest(dargs, out, err))
+        asyncio.run(_run_digest(dargs, *_settings(dargs, err), out, err))
         return EXIT_OK
     except SystemExit as exc:  # argparse: --help or a usage error
-        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except BrokenPipeError:  # the reader went away, e.g. `vllm-report today | head -1`
         if out is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -245,12 +235,8 @@ def main(
         return EXIT_INTERNAL
 
 
-def _logging(verbose: bool, err: TextIO) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.ERROR,
-        stream=err,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:
+    configure(json_lines=json_lines, level=logging.DEBUG if verbose else logging.ERROR, stream=err)
 
 
 if __name__ == "__main__":  # pragma: no cover

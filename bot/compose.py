@@ -12,9 +12,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+from pydantic import ValidationError
 
 from bot.core import ReportCore
-from config.settings import AppConfig, Settings, load_config
+from config.settings import AppConfig, Settings, load_config, settings_error
 from digest.ask import AnswerWriter
 from digest.cache import DigestService
 from digest.errors import ConfigError
@@ -58,8 +59,14 @@ class Runtime:
 
 
 def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:
-    """Settings from the environment and the configuration from ``config_path`` (or the env)."""
-    settings = Settings()
+    """Settings from the environment and the configuration from ``config_path`` (or the env).
+
+    A malformed setting is a ``ConfigError`` naming the setting (never its value).
+    """
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        raise ConfigError(f"invalid environment setting: {settings_error(exc)}") from exc
     return settings, load_config(config_path or settings.config)
 
 

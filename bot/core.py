@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 
 from bot.grammar import AskCommand, DigestCommand, UsageError
 from config.settings import AppConfig
 from digest.ask import AnswerWriter, Asker, RepoInfo
 from digest.errors import ConfigError
-from digest.models import Answer, Digest
+from digest.models import Answer, Digest, Topic, Window
 from digest.names import valid_repo
 from digest.service import DigestRequest, Sync
 from digest.store.base import Store
@@ -26,6 +26,36 @@ def config_fingerprint(config: AppConfig) -> str:
     """A short hash of the configuration, so cached digests follow configuration changes."""
     text = json.dumps(config.model_dump(mode="json", exclude={"subscriptions"}), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def user_topics(config: AppConfig, names: Iterable[str]) -> tuple[Topic, ...]:
+    """The topics a user named; one that is not configured is a ``UsageError``."""
+    try:
+        return tuple(config.topic(name) for name in names)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def digest_request(
+    config: AppConfig,
+    window: Window,
+    *,
+    repo: str,
+    lang: str,
+    writer: str,
+    topics: Iterable[str] | None,
+    fingerprint: str,
+) -> DigestRequest:
+    """The request for ``repo`` over ``window``: the named topics, else the repository's own."""
+    return DigestRequest(
+        repo=repo,
+        window=window,
+        lang=lang,
+        writer=writer,
+        topics=user_topics(config, topics) if topics is not None else config.topics_for(repo),
+        display_name=config.display_name(repo),
+        config_fingerprint=fingerprint,
+    )
 
 
 class ReportCore:
@@ -89,19 +119,14 @@ class ReportCore:
             timezone=timezone or repo_conf.timezone,
             day_start=day_start or repo_conf.day_start,
         )
-        chosen = (
-            tuple(self.config.topic(t) for t in topics)
-            if topics is not None
-            else self.config.topics_for(name)
-        )
-        return DigestRequest(
+        return digest_request(
+            self.config,
+            window,
             repo=name,
-            window=window,
             lang=lang or self.default_lang,
             writer=writer or self.default_writer,
-            topics=chosen,
-            display_name=self.config.display_name(name),
-            config_fingerprint=self._fingerprint,
+            topics=topics,
+            fingerprint=self._fingerprint,
         )
 
     async def digest(self, command: DigestCommand) -> Digest:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, overload
 
 from bot import messages
+from bot.core import user_topics
 from bot.grammar import (
     AskCommand,
     Command,
@@ -168,8 +169,7 @@ class SubscriptionCommands:
         defaults = config.repo(repo)
         timezone = command.timezone or defaults.timezone
         zone(timezone)
-        for name in command.topics or ():
-            config.topic(name)
+        user_topics(config, command.topics or ())
         return SubscriptionConfig.model_validate(
             {
                 "platform": self._platform,

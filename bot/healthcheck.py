@@ -9,7 +9,9 @@ import sys
 import urllib.error
 import urllib.request
 
-from config.settings import Settings
+from pydantic import ValidationError
+
+from config.settings import Settings, settings_error
 
 
 def check(port: int, *, host: str = "127.0.0.1", timeout: float = 4.0) -> bool:
@@ -22,7 +24,11 @@ def check(port: int, *, host: str = "127.0.0.1", timeout: float = 4.0) -> bool:
 
 
 def main() -> int:
-    port = Settings().http_port
+    try:
+        port = Settings().http_port
+    except ValidationError as exc:
+        sys.stderr.write(f"vllm-report: unhealthy (invalid setting: {settings_error(exc)})\n")
+        return 1
     healthy = check(port)
     if not healthy:
         sys.stderr.write(f"vllm-report: unhealthy (no 200 from 127.0.0.1:{port}/healthz)\n")

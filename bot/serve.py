@@ -33,14 +33,14 @@ from bot.health import HealthServer, health_app, start_health
 from bot.logs import configure
 from bot.metrics import ErrorCounter, Metrics
 from bot.mirror_sync import MirrorSync, followed_repos
-from bot.slack import SlackPoster, build_slack_app, run_http, run_socket_mode
+from bot.slack import build_slack_app, run_http, run_socket_mode, slack_bot
 from bot.slack.poster import slack_error
 from bot.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
 from config.settings import AppConfig, Settings
 from digest.errors import DigestError
 from digest.schedule_state import StateLedger, StateSubscriptions
 from digest.scheduler import PostLedger, Scheduler
-from digest.service import Sync
+from digest.service import DigestBuilder, Sync
 from digest.state import SharedState
 from digest.store.redis_ledger import RedisLedger
 from digest.store.redis_state import RedisState
@@ -69,6 +69,12 @@ class Runtime(Protocol):
 
     @property
     def state(self) -> SharedState: ...
+
+    @property
+    def builder(self) -> DigestBuilder: ...
+
+    @property
+    def sync(self) -> Sync | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +255,7 @@ class BotProcess:
             )
             app_token = settings.slack.app_token if self.plan.slack == "socket" else None
             self.components.start("slack", self._run_slack(app, web_client, app_token))
-            posters["slack"] = SlackDaily(SlackPoster(web_client, pace_s=self.slack_pace_s))
+            posters["slack"] = SlackDaily(slack_bot(app).poster)  # one pace per channel
         if self.plan.discord:
             discord_token = settings.discord.token
             assert discord_token is not None
@@ -275,13 +281,13 @@ class BotProcess:
 
     def _start_scheduler(self, posters: dict[str, ChannelPoster]) -> None:
         core = self.runtime.core
-        builder = getattr(self.runtime, "builder", None)
-        writers = tuple(builder.writer_names) if builder is not None else None
         self.scheduler = Scheduler(
             subscriptions=self.subscriptions,
             ledger=ledger_for(self.runtime.state),
             request=ScheduledRequests(
-                self.config, default_writer=core.default_writer, writers=writers
+                self.config,
+                default_writer=core.default_writer,
+                writers=self.runtime.builder.writer_names,
             ),
             build=core.build,
             post=DailyPoster(posters),
@@ -292,7 +298,7 @@ class BotProcess:
         self.components.start("scheduler", self.scheduler.run_forever(self.stop))
 
     def _start_sync(self) -> None:
-        syncer: Sync | None = getattr(self.runtime, "sync", None)
+        syncer = self.runtime.sync
         if syncer is None:
             return
         config = self.config
@@ -310,15 +316,13 @@ class BotProcess:
         self.components.start("sync", self.sync.run_forever(self.stop))
 
     def _register_metrics(self) -> None:
-        m, sched, sync = self.metrics, self.scheduler, self.sync
+        m, sched, sync, builder = self.metrics, self.scheduler, self.sync, self.runtime.builder
         assert sched is not None
-        builder = getattr(self.runtime, "builder", None)
-        if builder is not None and hasattr(builder, "builds"):
-            m.counter(
-                "digests_built",
-                "Digests built (cache misses), on demand and daily.",
-                lambda: float(builder.builds),
-            )
+        m.counter(
+            "digests_built",
+            "Digests built (cache misses), on demand and daily.",
+            lambda: float(builder.builds),
+        )
         m.counter(
             "daily_digests_built",
             "Digest builds requested by the daily scheduler.",
@@ -487,17 +491,19 @@ async def serve(
         remove_signals()
 
 
-def serve_main(config_path: str | None = None) -> int:
+def serve_main(
+    config_path: str | None = None, *, verbose: bool = False, err: TextIO | None = None
+) -> int:
     """The ``vllm-report serve`` entry point: settings from the environment, logs, then serve."""
     from bot.compose import load_settings
 
     settings, config = load_settings(config_path)
-    root = logging.getLogger()
-    level = min(root.level or logging.INFO, logging.INFO)
-    configure(json_lines=settings.log_json, level=level)
+    level = logging.DEBUG if verbose else logging.INFO
+    configure(json_lines=settings.log_json, level=level, stream=err)
     errors = ErrorCounter()
+    root = logging.getLogger()
     root.addHandler(errors)
     try:
-        return asyncio.run(serve(settings, config, errors=errors))
+        return asyncio.run(serve(settings, config, err=err, errors=errors))
     finally:
         root.removeHandler(errors)

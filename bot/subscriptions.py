@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from bot.core import config_fingerprint
+from bot.core import config_fingerprint, digest_request
 from config.settings import AppConfig, SubscriptionConfig
 from digest.errors import DigestError
 from digest.models import Window
@@ -169,18 +169,12 @@ class ScheduledRequests:
         return wanted
 
     def __call__(self, subscription: Subscription, window: Window) -> DigestRequest:
-        config = self._config
-        topics = (
-            tuple(config.topic(t) for t in subscription.topics)
-            if subscription.topics is not None
-            else config.topics_for(subscription.repo)
-        )
-        return DigestRequest(
+        return digest_request(
+            self._config,
+            window,
             repo=subscription.repo,
-            window=window,
             lang=subscription.lang,
             writer=self._writer(subscription.writer),
-            topics=topics,
-            display_name=config.display_name(subscription.repo),
-            config_fingerprint=self._fingerprint,
+            topics=subscription.topics,
+            fingerprint=self._fingerprint,
         )

@@ -238,11 +238,31 @@ def load_config(path: str | Path | None = None) -> AppConfig:
         raise ConfigError(f"invalid configuration: {one_line(exc)}") from exc
 
 
-def one_line(error: ValidationError) -> str:
-    """A validation error on one line: ``repos.o/r.timezone: unknown timezone 'Mars'``."""
+def one_line(error: ValidationError, *, env_prefix: str | None = None) -> str:
+    """A validation error on one line: ``repos.o/r.timezone: unknown timezone 'Mars'``.
+
+    With ``env_prefix`` each field also names its variable: ``mode (SLACK_MODE): ...``.
+    """
     parts = []
     for entry in error.errors():
         where = ".".join(str(part) for part in entry["loc"])
+        if where and env_prefix is not None:
+            where += f" ({env_prefix}{where.replace('.', '_').upper()})"
         message = str(entry["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts)
+
+
+def settings_error(error: ValidationError) -> str:
+    """An error of the environment settings on one line, naming each variable, never a value."""
+    sections = (
+        GitHubSettings,
+        SlackSettings,
+        DiscordSettings,
+        LLMSettings,
+        RedisSettings,
+        Settings,
+    )
+    found = next((s for s in sections if s.__name__ == error.title), None)
+    prefix = str(found.model_config.get("env_prefix", "")) if found is not None else None
+    return one_line(error, env_prefix=prefix)

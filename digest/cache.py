@@ -72,10 +72,11 @@ def cache_key(request: DigestRequest, version: str, writer: str = "") -> str:
 
 
 class _Memo:
-    """Recently served digests, decoded, never kept past their shared entry's TTL.
+    """Recently served digests, decoded, each kept for its shared entry's TTL from when it was
+    served (a digest read from the cache may so outlive its shared entry by up to one TTL).
 
-    Both the injected clock and the monotonic clock must be before the deadline, so a memo
-    entry expires no later than the shared entry, whichever clock the shared state follows.
+    Both the injected clock and the monotonic clock must be before the deadline, so an entry
+    expires on time whichever clock the shared state follows.
     """
 
     def __init__(self, size: int, clock: Callable[[], datetime]) -> None:

@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from digest.models import Counts, Item, ItemState, Topic
 
 LANGS = ("zh", "en")
-COUNT_KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
-SECTION_IDS = ("summary", "hot", "trends", "key_changes", "activity", "watch", "appendix")
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _HEADINGS: Mapping[str, tuple[str, str]] = {
@@ -396,8 +394,7 @@ def count_label(key: str, lang: str) -> str:
 
 def counts_line(counts: Counts, lang: str) -> str:
     """``新 Issue 38 | 关闭 Issue 28 | 新 PR 115 | 合并 PR 34 | 关闭未合并 PR 42``."""
-    values = counts.as_dict()
-    return " | ".join(f"{count_label(key, lang)} {values[key]}" for key in COUNT_KEYS)
+    return " | ".join(f"{count_label(key, lang)} {n}" for key, n in counts.as_dict().items())
 
 
 def list_title(key: str, lang: str) -> str:

@@ -42,11 +42,19 @@ class DigestRequest:
 
 
 class SyncResult(Protocol):
+    """What a sync reports: when it finished, visible gaps, and what the store now covers."""
+
     @property
     def synced_at(self) -> datetime | None: ...
 
     @property
     def notes(self) -> tuple[str, ...]: ...
+
+    @property
+    def covered_from(self) -> datetime | None:
+        """The earliest moment from which the store answers every window up to now; ``None``
+        when it answers only the window asked for."""
+        ...
 
 
 class Sync(Protocol):

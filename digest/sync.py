@@ -56,7 +56,11 @@ _QUERIES: tuple[tuple[ItemKindName, SearchField], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
-    """What one ``ensure`` did: requests, distinct items and comments stored, visible gaps."""
+    """What one ``ensure`` did: requests, distinct items and comments stored, visible gaps.
+
+    ``covered_from`` is the earliest moment from which the store now answers every window up
+    to now (``None`` when only the window asked for was fetched, through the Search API).
+    """
 
     requests: int
     items: int
@@ -64,6 +68,7 @@ class SyncReport:
     synced_at: datetime | None
     used_search: bool = False
     notes: tuple[str, ...] = ()
+    covered_from: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -108,6 +113,9 @@ class Syncer:
             before = self._client.requests_made
             tally = _Tally()
             state, synced_at = await self._ensure(repo, window, tally)
+            covered = state.covered_since
+            if covered is not None and window.end >= covered:  # no gap between window and mirror
+                covered = min(covered, window.start)
             report = SyncReport(
                 requests=self._client.requests_made - before,
                 items=len(tally.items),
@@ -115,6 +123,7 @@ class Syncer:
                 synced_at=synced_at,
                 used_search=tally.used_search,
                 notes=tuple(tally.notes),
+                covered_from=covered,
             )
         log.info(
             "sync.done",

@@ -1,10 +1,12 @@
 """At most one sync per repository at a time across replicas; a recent sync is reused.
 
 :class:`SyncGate` wraps a :class:`~digest.service.Sync` and is one itself. A sync that
-finished less than ``fresh_for`` ago (default 60 s) and covered the requested window's start
-is reused without calling GitHub. Otherwise one task in one process syncs (holding a claim on
-``sync-lock:<repo>``) while the others wait for its record. With the shared state
-unavailable, each process syncs on its own (still one at a time per repository within it).
+finished less than ``fresh_for`` ago (default 60 s) is reused without calling GitHub for a
+window it covered: one within the window it was asked for, or one starting at or after the
+moment from which it left the store complete (its ``covered_from``). Otherwise one task in
+one process syncs (holding a claim on ``sync-lock:<repo>``) while the others wait for its
+record. With the shared state unavailable, each process syncs on its own (still one at a time
+per repository within it).
 """
 
 from __future__ import annotations
@@ -26,36 +28,60 @@ class GateResult:
 
     synced_at: datetime | None
     notes: tuple[str, ...] = ()
+    covered_from: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class _Record:
     result: GateResult
-    covers_from: datetime  # the earliest window start this sync was asked to cover
+    start: datetime  # the window the sync was asked for
+    end: datetime
     finished_at: datetime  # by the gate's clock
 
+    def covers(self, window: Window) -> bool:
+        """Whether the store answers ``window`` as this sync left it."""
+        if self.start <= window.start and window.end <= self.end:
+            return True
+        covered = self.result.covered_from
+        return covered is not None and covered <= window.start
+
     def encode(self) -> str:
-        synced = self.result.synced_at
+        result = self.result
         return json.dumps(
             {
-                "synced_at": None if synced is None else synced.isoformat(),
-                "notes": list(self.result.notes),
-                "covers_from": self.covers_from.isoformat(),
+                "synced_at": _iso(result.synced_at),
+                "notes": list(result.notes),
+                "covered_from": _iso(result.covered_from),
+                "start": self.start.isoformat(),
+                "end": self.end.isoformat(),
                 "finished_at": self.finished_at.isoformat(),
             }
         )
 
     @classmethod
-    def decode(cls, raw: str) -> _Record:
-        data = json.loads(raw)
-        synced = data["synced_at"]
-        return cls(
-            GateResult(
-                None if synced is None else datetime.fromisoformat(synced), tuple(data["notes"])
-            ),
-            datetime.fromisoformat(data["covers_from"]),
-            datetime.fromisoformat(data["finished_at"]),
-        )
+    def decode(cls, raw: str) -> _Record | None:
+        """The record ``encode`` wrote; ``None`` for anything else."""
+        try:
+            data = json.loads(raw)
+            result = GateResult(
+                _moment(data["synced_at"]), tuple(data["notes"]), _moment(data["covered_from"])
+            )
+            return cls(
+                result,
+                datetime.fromisoformat(data["start"]),
+                datetime.fromisoformat(data["end"]),
+                datetime.fromisoformat(data["finished_at"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
 
 
 class SyncGate:
@@ -89,7 +115,7 @@ class SyncGate:
     def _usable(self, record: _Record | None, window: Window) -> bool:
         return (
             record is not None
-            and record.covers_from <= window.start
+            and record.covers(window)
             and self._clock() - record.finished_at < self._fresh_for
         )
 
@@ -100,7 +126,7 @@ class SyncGate:
         if record is not None and self._usable(record, window):
             self._flight.stats.found += 1
             return record.result
-        key = f"sync:{name}"
+        key = f"sync:v2:{name}"
 
         async def lookup() -> SyncResult | None:
             raw = await self._state.get(key)
@@ -112,10 +138,11 @@ class SyncGate:
 
         async def produce() -> SyncResult:
             result = await self._sync.ensure(repo, window)
-            prior = self._recent.get(name)  # the mirror keeps what earlier syncs covered
-            covers_from = min(window.start, prior.covers_from) if prior else window.start
             done = _Record(
-                GateResult(result.synced_at, tuple(result.notes)), covers_from, self._clock()
+                GateResult(result.synced_at, tuple(result.notes), result.covered_from),
+                window.start,
+                window.end,
+                self._clock(),
             )
             self._recent[name] = done
             return done.result
@@ -125,5 +152,9 @@ class SyncGate:
             await self._state.set(key, done.encode(), self._fresh_for)
 
         return await self._flight.run(
-            f"{name}|{window.start.isoformat()}", f"sync-lock:{name}", lookup, produce, publish
+            f"{name}|{window.start.isoformat()}|{window.end.isoformat()}",
+            f"sync-lock:{name}",
+            lookup,
+            produce,
+            publish,
         )

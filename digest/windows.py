@@ -74,6 +74,8 @@ def parse_window(
         first, last = _parse_date(match[1]), _parse_date(match[2])
         if last < first:
             raise BadWindow(f"the range {spec!r} ends before it starts")
+        if (last - first).days >= MAX_DAYS:  # counted in local days: DST may add an hour
+            raise BadWindow(f"a window is at most {MAX_DAYS} days long")
         start = cutoff(first, tz, start_of_day)
         end = cutoff(last + timedelta(days=1), tz, start_of_day)
         label = f"{first.isoformat()}..{last.isoformat()}"
@@ -87,8 +89,6 @@ def parse_window(
             f"unknown window {spec!r} (try today, yesterday, week, 3d, 2026-03-10 "
             "or 2026-03-01..2026-03-07)"
         )
-    if (end - start) > timedelta(days=MAX_DAYS):
-        raise BadWindow(f"a window is at most {MAX_DAYS} days long")
     if start >= now:
         raise BadWindow(f"the window {spec!r} has not started yet")
     if start >= now_floor:

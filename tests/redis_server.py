@@ -92,6 +92,7 @@ class RedisServer:
                         return
                 except redis.ConnectionError:
                     if self._proc.poll() is not None or time.monotonic() > deadline:
+                        self.stop()
                         raise RuntimeError(f"redis-server did not start on {self.port}") from None
                     time.sleep(0.02)
         finally:

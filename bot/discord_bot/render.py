@@ -97,9 +97,8 @@ def clip(text: str, limit: int) -> str:
 
 def report_title(digest: Digest) -> str:
     """``vLLM Development Report - 2026-03-10`` in the digest's language."""
-    return i18n.report_title(
-        digest.display_name or digest.repo, title_date(digest.window), digest.lang
-    )
+    name = digest.display_name or digest.repo.split("/", 1)[-1]
+    return i18n.report_title(name, title_date(digest.window), digest.lang)
 
 
 def thread_name(digest: Digest) -> str:
@@ -130,7 +129,7 @@ def _source(digest: Digest) -> str:
 
 def _parent(digest: Digest, summary: Section | None) -> tuple[MessageSpec, bool]:
     lang = digest.lang
-    more = _MORE[i18n.norm_lang(lang)]
+    more = f"\n*… {_MORE[i18n.norm_lang(lang)]}*"
     fields = [
         Field(
             i18n.phrase("report.window", lang),
@@ -148,11 +147,11 @@ def _parent(digest: Digest, summary: Section | None) -> tuple[MessageSpec, bool]
     truncated = False
     description = head
     if summary is not None:
-        chunks = pack(units(summary.blocks), budget - dlen(more) - 4)
+        chunks = pack(units(summary.blocks), budget - dlen(more))
         if chunks:
             description = f"{head}\n\n{chunks[0]}"
             if len(chunks) > 1:
-                description += f"\n*… {more}*"
+                description += more
                 truncated = True
     embed = EmbedSpec(
         description=description, title=title, url=digest.repo_url or None, fields=tuple(fields)

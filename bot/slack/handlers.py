@@ -23,7 +23,6 @@ from bot.slack.render import SlackPost, render_answer, render_slack
 from bot.slack.subscriptions import is_manager
 from bot.subscriptions import Subscriptions
 from digest.errors import DigestError
-from digest.models import Digest
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,10 @@ def message_text(raw: str | None) -> str:
 
 
 class SlackBot:
-    """Turns slash commands, mentions and DMs into posts."""
+    """Turns slash commands, mentions and DMs into posts.
+
+    ``poster`` paces every message of the app; the daily posts go through it too.
+    """
 
     def __init__(
         self,
@@ -66,7 +68,7 @@ class SlackBot:
         subscriptions: Subscriptions | None = None,
         jobs: Jobs | None = None,
     ) -> None:
-        self._poster = poster
+        self.poster = poster
         self._clock = clock
         self._deliveries = Deliveries(claims)
         self._dispatch = Dispatcher(core, subscriptions, platform="slack")
@@ -143,13 +145,6 @@ class SlackBot:
             name=f"slack:{channel}:{ts}",
         )
 
-    async def post_digest(self, channel: str, digest: Digest) -> str:
-        """Post ``digest`` in ``channel`` as parent + thread (scheduled posts); the parent ``ts``.
-
-        Shares the app's pacing; raises ``SlackApiError`` when Slack refuses the post.
-        """
-        return await self._poster.post_thread(channel, render_slack(digest))
-
     # -- the work ------------------------------------------------------------------------------
 
     async def _guard(self, work: Awaitable[None], origin: Origin) -> None:
@@ -173,7 +168,7 @@ class SlackBot:
         if isinstance(outcome, DigestBuild | AnswerBuild):
             await self._build(outcome, origin)
         elif outcome.public or isinstance(outcome.command, HelpCommand):
-            await self._poster.post(
+            await self.poster.post(
                 origin.channel, {"text": outcome.text}, thread_ts=origin.thread_ts
             )
         else:
@@ -190,24 +185,22 @@ class SlackBot:
         return messages.error_text(error, self._clock(), platform="slack")
 
     def _manager(self, origin: Origin) -> CanManage:
-        return lambda: is_manager(self._poster.client, origin.channel, origin.user)
+        return lambda: is_manager(self.poster.client, origin.channel, origin.user)
 
     async def _deliver(self, post: SlackPost, origin: Origin, *, private: bool) -> None:
         if private:
             try:
-                channel = await self._poster.open_dm(origin.user)
+                channel = await self.poster.open_dm(origin.user)
             except SlackApiError as exc:
                 log.warning("slack.dm_failed", extra={"error": slack_error(exc)})
                 await self._tell(origin, messages.CANNOT_DM)
                 return
-            await self._poster.post_thread(channel, post)
+            await self.poster.post_thread(channel, post)
             if origin.thread_ts and not origin.im:
                 await self._tell(origin, messages.SENT_PRIVATE)
             return
         try:
-            parent = await self._poster.post(
-                origin.channel, post.parent, thread_ts=origin.thread_ts
-            )
+            parent = await self.poster.post(origin.channel, post.parent, thread_ts=origin.thread_ts)
         except SlackApiError as exc:
             if slack_error(exc) not in _NOT_HERE:
                 raise
@@ -215,7 +208,7 @@ class SlackBot:
             await self._tell(origin, messages.NOT_IN_CHANNEL)
             return
         for reply in post.replies:
-            await self._poster.post(origin.channel, reply, thread_ts=origin.thread_ts or parent)
+            await self.poster.post(origin.channel, reply, thread_ts=origin.thread_ts or parent)
         log.info("slack.posted", extra={"channel": origin.channel, "messages": len(post.messages)})
 
     async def _tell(self, origin: Origin, text: str) -> None:
@@ -225,9 +218,9 @@ class SlackBot:
                 webhook = AsyncWebhookClient(origin.response_url)
                 await webhook.send(text=text, response_type="ephemeral", replace_original=False)
             elif origin.im:
-                await self._poster.post(origin.channel, {"text": text}, thread_ts=origin.thread_ts)
+                await self.poster.post(origin.channel, {"text": text}, thread_ts=origin.thread_ts)
             else:
-                await self._poster.ephemeral(
+                await self.poster.ephemeral(
                     origin.channel, origin.user, text, thread_ts=origin.thread_ts
                 )
         except SlackApiError as exc:

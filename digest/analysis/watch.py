@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from digest.analysis.text import title_tags, words, words_in
@@ -76,9 +77,10 @@ def worth_watching(
     talk = discussion or {}
     found = [WatchItem(item, reason) for item in items if (reason := watch_reason(item, hot))]
     found.sort(key=lambda w: (REASONS.index(w.reason), -talk.get(w.item.number, 0), -w.item.number))
-    picked: list[WatchItem] = []
-    for watch in found:
-        if sum(1 for p in picked if p.reason == watch.reason) < PER_REASON:
-            picked.append(watch)
-    picked += [w for w in found if w not in picked]
-    return tuple(sorted(picked[:limit], key=found.index))
+    taken: Counter[str] = Counter()
+    first: list[int] = []  # indexes into ``found``: within their reason's share
+    rest: list[int] = []
+    for index, watch in enumerate(found):
+        taken[watch.reason] += 1
+        (first if taken[watch.reason] <= PER_REASON else rest).append(index)
+    return tuple(found[i] for i in sorted([*first, *rest][:limit]))

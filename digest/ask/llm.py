@@ -76,7 +76,8 @@ _SCHEMA = strict_schema(AskReply)
 
 def _grounds(found: Found, data: WindowData, numbers: Sequence[int]) -> Grounds:
     """Only the shown items and their people may be cited."""
-    items = {h.item.number: h.item for h in found.hits if h.item.number in set(numbers)}
+    shown = set(numbers)
+    items = {h.item.number: h.item for h in found.hits if h.item.number in shown}
     logins: dict[str, str] = {}
     people = [i.author for i in items.values()] + [
         c.author

@@ -18,7 +18,6 @@ MAX_CHARS = 500
 MAX_TERMS = 6
 
 _OPTION = re.compile(r"(?<!\S)(?:--)?(repo|lang)[:=](\S*)", re.I)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 _CONTRACTION = re.compile(r"(?<=[A-Za-z])['’](?:s|re|ve|ll|d|t|m)\b", re.I)
 _TOKEN = re.compile(r"#?[A-Za-z0-9](?:[A-Za-z0-9._+-]*[A-Za-z0-9+])?")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -142,7 +141,6 @@ _FILLER_ZH = (
     "这",
     "那",
     "些",
-    "吗",
 )
 
 
@@ -235,8 +233,7 @@ class Question:
 def clean(text: str) -> str:
     """``text`` normalised (full-width forms, control characters) and cut to a sane length."""
     text = unicodedata.normalize("NFKC", str(text or ""))
-    text = _CONTROL.sub(" ", text)
-    text = "".join(ch if unicodedata.category(ch)[0] != "C" or ch in "\n\t" else " " for ch in text)
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
     return " ".join(text.split())[:MAX_CHARS]
 
 

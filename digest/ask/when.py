@@ -167,6 +167,10 @@ class _Clock:
         self.tz = zone(timezone)
         self.today = self.now.astimezone(self.tz).date()
 
+    def wall(self, moment: datetime) -> datetime:
+        """``moment`` as a naive local wall-clock time."""
+        return moment.astimezone(self.tz).replace(tzinfo=None)
+
     def midnight(self, day: date) -> datetime:
         return datetime.combine(day, time(0), tzinfo=self.tz).astimezone(UTC)
 
@@ -180,7 +184,6 @@ class _Clock:
                 if self.zh
                 else f"searched the last {MAX_DAYS} days, the longest window",
             )
-        hours = max(hours, 1)
         start = self.floor - timedelta(hours=hours)
         return When(
             Window(start, self.floor, self.timezone, label, ends_now=True), en, zh, phrase, notes
@@ -203,7 +206,7 @@ class _Clock:
             if start >= self.now:
                 return None
             start = end - timedelta(minutes=1)
-        if end - start > timedelta(days=MAX_DAYS):
+        if self.wall(end) - self.wall(start) > timedelta(days=MAX_DAYS):  # DST adds no day
             start = end - timedelta(days=MAX_DAYS)
             notes = (
                 f"检索了该时段的最后 {MAX_DAYS} 天，这是最长的时间窗"
@@ -292,7 +295,10 @@ def _unit_hours(unit: str) -> int:
     return 24
 
 
-def _rolling(c: _Clock, count: int, unit: str, phrase: str) -> When:
+def _rolling(c: _Clock, count: int, unit: str, phrase: str) -> When | None:
+    """The ``count`` units ending now; ``None`` for none at all ("the last 0 days")."""
+    if count < 1:
+        return None
     per = _unit_hours(unit)
     hours = count * per
     if per == 1:
@@ -471,12 +477,12 @@ _RULES: tuple[_Rule, ...] = (
         ),
         lambda c, m: _rolling(c, int(m[1]), m[2], m[0]),
     ),
-    (re.compile(r"(?<![\w.])(\d{1,3})d\b"), lambda c, m: c.days(int(m[1]), m[0])),
+    (re.compile(r"(?<![\w.])(\d{1,3})d\b"), lambda c, m: _rolling(c, int(m[1]), "d", m[0])),
     (
         re.compile(
             rf"(?:最近|过去|近|前|这|这些)\s*{_NUM_ZH}\s*(个小时|小时|个月|个星期|个礼拜|天|日|周|星期|礼拜)"
         ),
-        lambda c, m: _rolling(c, number_zh(m[1]) or 1, m[2], m[0]),
+        lambda c, m: _rolling(c, number_zh(m[1]) or 0, m[2], m[0]),
     ),
     (re.compile(r"\b(?:the\s+)?(?:past|last)\s+(?:24|twenty[- ]four)\s+hours\b", re.I), _today),
     (re.compile(r"\b(?:the\s+)?(?:past|last)\s+day\b", re.I), _today),

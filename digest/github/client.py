@@ -262,6 +262,8 @@ class GitHubClient:
             except TRANSIENT_ERRORS as exc:
                 failure = exc
                 decision = Decision(Action.RETRY, type(exc).__name__)
+            except httpx.HTTPError as exc:  # a proxy, redirect loop or body that will not change
+                raise SourceUnavailable(f"GitHub request failed ({type(exc).__name__})") from exc
             else:
                 self._note_rate(response)
                 message = _message(response) if response.status_code in (403, 429) else ""

@@ -17,6 +17,7 @@ from digest.models import (
     UserRef,
 )
 from digest.render.json import block_json
+from digest.render.markdown import emphasis
 from digest.windows import format_window
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|]|~(?=~))")
@@ -64,9 +65,9 @@ def _span(span: Inline) -> str:
     if not text.strip():
         return text
     if span.style == "bold":
-        return f"**{text}**"
+        return emphasis(text, "**")
     if span.style == "italic":
-        return f"*{text}*"
+        return emphasis(text, "*")
     return text
 
 

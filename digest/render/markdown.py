@@ -81,10 +81,18 @@ def inline(span: Inline) -> str:
     if not text.strip():
         return text
     if span.style == "bold":
-        return f"**{text}**"
+        return emphasis(text, "**")
     if span.style == "italic":
-        return f"*{text}*"
+        return emphasis(text, "*")
     return text
+
+
+def emphasis(text: str, mark: str) -> str:
+    """``text`` between ``mark``s, its edge spaces outside them (``**a: **`` is not bold)."""
+    core = text.strip()
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
+    return f"{lead}{mark}{core}{mark}{trail}"
 
 
 def line(spans: tuple[Inline, ...]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from digest.item_codec import (
@@ -28,7 +28,6 @@ from digest.store.sqlite_worker import SQLiteWorker, write
 SCHEMA_VERSION = 1
 
 _T = TypeVar("_T")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
 
 _ITEM_COLUMNS = (

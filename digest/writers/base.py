@@ -8,8 +8,6 @@ from typing import Protocol
 from digest.analysis.types import Analysis
 from digest.models import Section, Usage
 
-LANGS = ("zh", "en")
-
 
 @dataclass(frozen=True, slots=True)
 class Written:

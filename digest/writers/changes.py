@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from digest.analysis.hot import human_comments
 from digest.analysis.text import strip_tags, words, words_in
 from digest.analysis.topics import group_of
 from digest.analysis.trends import Term, mentions
@@ -150,12 +151,8 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
     lang = ctx.lang
     if not ctx.analysis.watch:
         return (Paragraph(say("watch.empty", lang)),)
-    window = ctx.analysis.data.window
-    talk = Counter(
-        c.item_number
-        for c in ctx.analysis.data.comments
-        if not c.author_is_bot and window.contains(c.created_at)
-    )
+    data = ctx.analysis.data
+    talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
     entries: list[Spans] = []
     for watched in ctx.analysis.watch:
         item = watched.item

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from digest.analysis.activity import is_stale_close
+from digest.analysis.hot import human_comments
 from digest.analysis.types import TOPIC_GROUPS, TopicMatch
 from digest.i18n import duration, group_title, percent, topic_noun
 from digest.models import Block, Inline, Paragraph, Text
@@ -195,11 +196,7 @@ def activity(ctx: Context) -> tuple[Block, ...]:
 
 
 def _top_commenters(ctx: Context, limit: int = 3) -> list[tuple[str, int]]:
-    window = ctx.analysis.data.window
-    tally = Counter(
-        c.author
-        for c in ctx.analysis.data.comments
-        if not c.author_is_bot and window.contains(c.created_at)
-    )
+    data = ctx.analysis.data
+    tally = Counter(c.author for c in human_comments(data.comments, data.window))
     ranked = sorted(tally.items(), key=lambda e: (-e[1], e[0].lower()))
     return [(login, n) for login, n in ranked[:limit] if n >= 2]

@@ -33,12 +33,11 @@ def section_ids(analysis: Analysis) -> tuple[str, ...]:
     return ("summary", *topics, "hot", "trends", "key_changes", "activity", "watch", "appendix")
 
 
-def write_section(section_id: str, analysis: Analysis, lang: str) -> Section:
-    """The section ``section_id`` of ``analysis`` in ``lang``, written from the data alone."""
-    ctx = context(analysis, lang)
+def _section(section_id: str, ctx: Context) -> Section:
+    """The section ``section_id`` of the context's analysis, written from the data alone."""
     if section_id.startswith("topic:"):
         name = section_id.split(":", 1)[1]
-        match = next((m for m in analysis.topics if m.topic.name == name), None)
+        match = next((m for m in ctx.analysis.topics if m.topic.name == name), None)
         if match is None:
             raise ValueError(f"no topic {name!r} in this analysis")
         blocks = topic_section(ctx, match)
@@ -57,12 +56,13 @@ class TemplateWriter:
     name = NAME
 
     def section(self, section_id: str, analysis: Analysis, lang: str) -> Section:
-        """One section; the LLM writer's per-section fallback."""
-        return write_section(section_id, analysis, lang)
+        """One section of the report."""
+        return _section(section_id, context(analysis, lang))
 
     def sections(self, analysis: Analysis, lang: str) -> tuple[Section, ...]:
         """Every section, in report order."""
-        return tuple(write_section(sid, analysis, lang) for sid in section_ids(analysis))
+        ctx = context(analysis, lang)
+        return tuple(_section(sid, ctx) for sid in section_ids(analysis))
 
     async def write(self, analysis: Analysis, lang: str) -> Written:
         return Written(sections=self.sections(analysis, lang))

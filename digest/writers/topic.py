@@ -93,14 +93,15 @@ def takeaway(ctx: Context, match: TopicMatch) -> Spans:
     )
     follow = _follow(match)
     landed = [hit for hit in match.items if hit.item.is_merged]
-    if lang == "en":
-        out.append(Text(" "))
+    closing: Spans = ()
     if follow is not None:
-        out.extend(say("topic.follow", lang, item=ctx.item(follow.item)))
+        closing = say("topic.follow", lang, item=ctx.item(follow.item))
     elif landed:
         best = max(landed, key=lambda hit: hit.score)
-        out.extend(say("topic.landed", lang, item=ctx.item(best.item)))
-    return tidy(out)
+        closing = say("topic.landed", lang, item=ctx.item(best.item))
+    if closing and lang == "en":
+        out.append(Text(" "))
+    return tidy([*out, *closing])
 
 
 def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import pty
+import re
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -178,16 +179,24 @@ async def test_bad_window_exit_code(window: str, tmp_path: Path) -> None:
     assert "window" in run.err.lower() or "date" in run.err.lower()
 
 
-async def test_token_never_reaches_output(github: FakeGitHub, tmp_path: Path) -> None:
-    """A GITHUB_TOKEN is sent to GitHub but never printed, even with -v."""
-    run = await _cli(
-        "today",
-        "-v",
-        env={"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "ghp_topsecret123"},
-        tmp=tmp_path,
-    )
+@pytest.mark.parametrize("log_json", [False, True])
+async def test_token_never_reaches_output(
+    github: FakeGitHub, tmp_path: Path, log_json: bool
+) -> None:
+    """A GITHUB_TOKEN is sent to GitHub but never printed, even with -v, in plain or JSON logs
+    (which carry each event's fields)."""
+    env = {"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "ghp_topsecret123"}
+    if log_json:
+        env["VLLM_REPORT_LOG_JSON"] = "true"
+    run = await _cli("today", "-v", env=env, tmp=tmp_path)
     assert run.code == 0, run.err
     assert "ghp_topsecret123" not in run.out + run.err
+    if log_json:
+        logged = [json.loads(line) for line in run.err.splitlines()]
+        (synced,) = [entry for entry in logged if entry["event"] == "sync.done"]
+        assert synced["repo"] == REPO and synced["requests"] == len(github.requests)
+    else:
+        assert re.search(rf"INFO digest.sync: sync.done repo={REPO} requests=\d+", run.err)
     assert github.requests and all(r.authenticated for r in github.requests)
     assert all("authorization" not in r.headers for r in github.requests)
 

@@ -12,6 +12,7 @@ from bot.core import ReportCore
 from bot.discord_bot import MemorySubscriptions, render_discord, validate
 from bot.discord_bot import render_answer as discord_answer
 from bot.dispatch import DigestBuild, Dispatcher, Platform, Reply, granted
+from bot.grammar import UsageError
 from bot.slack import render_answer as slack_answer
 from bot.slack import render_slack, violations
 from config.settings import load_config
@@ -75,6 +76,21 @@ async def test_unsubscribing_names_every_repository(platform: Platform) -> None:
         messages.unsubscribed("sgl-project/sglang"),
     ]
     assert reply.public
+
+
+@pytest.mark.parametrize("text", ["topic quantum", "subscribe topics:quantum"])
+async def test_unknown_topic_is_the_callers_mistake(text: str) -> None:
+    """A topic that is not configured gets the usage wording, not "configuration problem"."""
+    dispatcher, store = _dispatcher("slack")
+    with pytest.raises(UsageError) as raised:
+        outcome = await dispatcher.text(text, channel="C1", can_manage=granted(True))
+        assert isinstance(outcome, DigestBuild)
+        await outcome.run()
+    assert messages.error_text(raised.value, platform="slack") == (
+        "Sorry, I didn't understand that: unknown topic 'quantum' (configured topics: rocm). "
+        "Type `/vllm-report help` for the commands."
+    )
+    assert await store.list("slack", "C1") == []
 
 
 async def test_listing_never_asks_whether_the_caller_manages() -> None:

@@ -109,6 +109,7 @@ class Runtime:
     core: ReportCore
     state: SQLiteState
     builder: DigestBuilder
+    sync: None = None  # no background mirror sync
 
 
 class Clock:
@@ -674,6 +675,55 @@ def test_json_logs_are_one_object_per_line_with_their_fields() -> None:
     }
     assert second["level"] == "error" and second["key"] == "post:abc"
     assert "RuntimeError: 线程\nbroke" in second["exc"]
+
+
+def test_plain_logs_keep_their_fields() -> None:
+    """Plain log lines end with the record's fields as key=value, quoted when they need it."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    stream = io.StringIO()
+    try:
+        configure(json_lines=False, stream=stream)
+        logging.getLogger("bot.serve").error(
+            "serve.component_ended", extra={"component": "slack", "error": "Slack said no", "n": 2}
+        )
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    assert (
+        stream.getvalue()
+        .rstrip("\n")
+        .endswith(
+            'ERROR bot.serve: serve.component_ended component=slack error="Slack said no" n=2'
+        )
+    )
+
+
+def test_malformed_setting_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`serve` and the health check name a malformed variable in one line, never its value."""
+    from bot.cli import main
+
+    monkeypatch.setenv("SLACK_MODE", "sideways")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-never-shown")
+    err = io.StringIO()
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        assert main(["serve"], err=err) == EXIT_CONFIG
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    assert err.getvalue() == (
+        "vllm-report: Configuration problem: invalid environment setting: mode (SLACK_MODE): "
+        "Input should be 'socket' or 'http'.\n"
+    )
+    monkeypatch.delenv("SLACK_MODE")
+    monkeypatch.setenv("VLLM_REPORT_HTTP_PORT", "eighty")
+    assert healthcheck_main() == 1
+    said = capsys.readouterr().err
+    assert "VLLM_REPORT_HTTP_PORT" in said and "eighty" not in said and "Traceback" not in said
 
 
 async def test_container_health_check_follows_healthz(monkeypatch: pytest.MonkeyPatch) -> None:

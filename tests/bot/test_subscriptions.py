@@ -10,9 +10,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
 from bot.daily import DailyPoster, SlackDaily
+from bot.dispatch import SubscriptionCommand, SubscriptionCommands
 from bot.grammar import ListSubscriptionsCommand, Options, SubscribeCommand, UnsubscribeCommand
 from bot.slack import SlackPoster
-from bot.slack.subscriptions import SlackSubscriptions
+from bot.slack.subscriptions import is_manager
 from bot.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
 from config.settings import AppConfig, SubscriptionConfig, load_config
 from digest.models import Window
@@ -163,13 +164,20 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         client = AsyncWebClient(token="xoxb-test", base_url=fake.api_url)
         clock = Clock()
         store = StateSubscriptions(state)
-        front = SlackSubscriptions(
-            ChannelSubscriptions(store, load_config(), clock), client, load_config()
+        commands = SubscriptionCommands(
+            ChannelSubscriptions(store, load_config(), clock), load_config(), platform="slack"
         )
+
+        async def handle(command: SubscriptionCommand, *, channel: str, user: str) -> str:
+            reply = await commands.reply(
+                command, channel=channel, can_manage=lambda: is_manager(client, channel, user)
+            )
+            return reply.text
+
         command = SubscribeCommand(time="11:21", timezone="Asia/Shanghai")
-        reply = await front.handle(command, channel="D0000001", user="U1")
+        reply = await handle(command, channel="D0000001", user="U1")
         assert reply == messages.subscribed("vllm-project/vllm", "11:21", "Asia/Shanghai", "en")
-        listed = await front.handle(ListSubscriptionsCommand(), channel="D0000001", user="U2")
+        listed = await handle(ListSubscriptionsCommand(), channel="D0000001", user="U2")
         assert "vllm-project/vllm: daily at 11:21 (Asia/Shanghai)" in listed
 
         async def build(request: object) -> object:
@@ -187,7 +195,7 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         clock.now = datetime(2026, 2, 1, 3, 21, tzinfo=UTC)
         assert await scheduler.tick() == 1
         assert fake.posts[0]["channel"] == "D0000001" and len(fake.posts) > 1
-        gone = await front.handle(UnsubscribeCommand(Options()), channel="D0000001", user="U1")
+        gone = await handle(UnsubscribeCommand(Options()), channel="D0000001", user="U1")
         assert gone == messages.unsubscribed("vllm-project/vllm")
         clock.now += timedelta(days=1)
         assert await scheduler.tick() == 0

@@ -84,23 +84,33 @@ class CountingBuilder:
 class Synced:
     synced_at: datetime | None
     notes: tuple[str, ...] = ()
+    covered_from: datetime | None = None
 
 
 class CountingSync:
-    """A sync that only counts its calls (``before`` is awaited inside each)."""
+    """A sync that only counts its calls (``before`` is awaited inside each).
+
+    Like a mirror, it leaves the store complete from the window's start up to now, unless
+    ``searched``: then only the window asked for is (an old window fetched by search).
+    """
 
     def __init__(
-        self, clock: Callable[[], datetime], before: Callable[[], Awaitable[None]] | None = None
+        self,
+        clock: Callable[[], datetime],
+        before: Callable[[], Awaitable[None]] | None = None,
+        *,
+        searched: bool = False,
     ) -> None:
         self.calls: list[tuple[str, Window]] = []
         self.clock = clock
         self.before = before
+        self.searched = searched
 
     async def ensure(self, repo: str, window: Window) -> Synced:
         self.calls.append((repo, window))
         if self.before is not None:
             await self.before()
-        return Synced(self.clock(), ("synced",))
+        return Synced(self.clock(), ("synced",), None if self.searched else window.start)
 
 
 async def until(predicate: Callable[[], bool], seconds: float = 5.0) -> None:

@@ -19,7 +19,9 @@ from digest.github.client import GitHubClient
 from digest.models import Comment, Counts, Item, Window
 from digest.service import load_window
 from digest.store.sqlite import SQLiteStore
+from digest.store.sqlite_state import SQLiteState
 from digest.sync import Syncer
+from digest.sync_gate import SyncGate
 from tests.fakes.github import (
     FakeGitHub,
     MutableClock,
@@ -127,7 +129,7 @@ async def test_first_day_from_empty_store_stays_within_budget(
     assert report.requests <= math.ceil(items / 100) + math.ceil(comments / 100) + 3
     assert (report.items, report.comments) == (items, comments)
     assert not report.used_search and report.notes == ()
-    assert report.synced_at == DEFAULT_NOW
+    assert report.synced_at == DEFAULT_NOW and report.covered_from == window.start
     assert await rig.counts(window) == one_day.expected_counts(window.start, window.end)
     assert await rig.human_comments(window) == one_day.human_comment_counts(
         window.start, window.end
@@ -293,6 +295,23 @@ async def test_old_window_uses_search_and_its_comments(
     assert again.requests == 0
 
 
+async def test_next_old_day_through_the_gate_is_searched_too(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """Two old days asked within a minute through the sync gate each get their own search."""
+    rig = await rig_factory(twenty_days)
+    state = SQLiteState(":memory:", clock=rig.clock)
+    gate = SyncGate(rig.syncer, state, rig.clock)
+    try:
+        first = await gate.ensure(REPO, today(twenty_days, 18))
+        day = today(twenty_days, 17)
+        await gate.ensure(REPO, day)
+    finally:
+        await state.close()
+    assert first.covered_from is None
+    assert await rig.counts(day) == twenty_days.expected_counts(day.start, day.end)
+
+
 async def test_old_window_hot_discussions_match_the_mirror(
     rig_factory: RigFactory, twenty_days: Dataset
 ) -> None:
@@ -332,6 +351,7 @@ async def test_window_across_the_cap_mirrors_and_searches(rig_factory: RigFactor
     window = Window(data.now - timedelta(days=5), data.now)
     report = await rig.syncer.ensure(REPO, window)
     assert report.used_search and report.notes == ()
+    assert report.covered_from == window.start
     state = await rig.store.get_sync_state(REPO)
     assert state.covered_since == data.now - timedelta(days=3)
     for k in range(5):
@@ -349,6 +369,7 @@ async def test_window_older_than_the_mirror_is_searched(rig_factory: RigFactory)
     old = today(data, 4)
     report = await rig.syncer.ensure(REPO, old)
     assert report.used_search and report.notes == ()
+    assert report.covered_from == data.day(0)[0]
     assert report.requests <= 16
     assert (await rig.store.get_sync_state(REPO)).covered_since == data.day(0)[0]
     assert await rig.counts(old) == data.expected_counts(old.start, old.end)

@@ -88,6 +88,31 @@ async def test_older_window_needs_its_own_sync(env: Env) -> None:
     assert [w for _, w in sync.calls] == [DAY, older]
 
 
+async def test_searched_window_is_reused_only_within_itself(env: Env) -> None:
+    """A sync that fetched only its own (old) window is not reused for the next day."""
+    sync = CountingSync(env.clock, searched=True)
+    gated = gate(env, sync)
+    old = Window(T0 - timedelta(days=20), T0 - timedelta(days=19))
+    await gated.ensure(REPO, old)
+    await gated.ensure(REPO, Window(old.start + timedelta(hours=2), old.end))
+    assert len(sync.calls) == 1
+    following = Window(old.end, old.end + timedelta(days=1))
+    await gated.ensure(REPO, following)
+    assert [w for _, w in sync.calls] == [old, following]
+
+
+async def test_replica_reuses_only_what_the_recorded_sync_covered(env: Env) -> None:
+    """Another replica reads the recorded coverage: it reuses the window, not the next day."""
+    searched = CountingSync(env.clock, searched=True)
+    other = CountingSync(env.clock)
+    old = Window(T0 - timedelta(days=20), T0 - timedelta(days=19))
+    await gate(env, searched, 0).ensure(REPO, old)
+    second = gate(env, other, 1)
+    assert (await second.ensure(REPO, old)).notes == ("synced",)
+    await second.ensure(REPO, Window(old.end, old.end + timedelta(days=1)))
+    assert (len(searched.calls), len(other.calls)) == (1, 1)
+
+
 async def test_repositories_sync_independently(env: Env) -> None:
     """A sync of one repository is not reused for another."""
     sync = CountingSync(env.clock)

@@ -74,6 +74,15 @@ def test_bad_windows_are_clear_errors(spec: str) -> None:
         parse_window(spec, now=NOW)
 
 
+def test_longest_range_is_counted_in_local_days() -> None:
+    """31 local days are allowed even when a DST change makes them an hour longer; 32 are not."""
+    now = datetime(2026, 11, 15, tzinfo=UTC)
+    october = parse_window("2026-10-01..2026-10-31", now=now, timezone="Europe/Berlin")
+    assert october.end - october.start == timedelta(days=31, hours=1)
+    with pytest.raises(BadWindow, match="at most 31 days"):
+        parse_window("2026-10-01..2026-11-01", now=now, timezone="Europe/Berlin")
+
+
 def test_unknown_timezone_is_a_clear_error() -> None:
     """A timezone that is not an IANA name is refused with a hint."""
     with pytest.raises(BadWindow, match="IANA"):

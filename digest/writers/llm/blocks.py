@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -49,22 +49,20 @@ LABELS = {
 }
 
 
+def nodes(value: object) -> Iterator[object]:
+    """``value`` and, depth first, every model, list and value inside it."""
+    yield value
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from nodes(getattr(value, name))
+    elif isinstance(value, list):
+        for entry in value:
+            yield from nodes(entry)
+
+
 def texts(answer: BaseModel) -> list[str]:
     """Every string of an answer, for the grounding check."""
-    found: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, BaseModel):
-            for name in type(value).model_fields:
-                walk(getattr(value, name))
-        elif isinstance(value, list):
-            for entry in value:
-                walk(entry)
-
-    walk(answer)
-    return found
+    return [node for node in nodes(answer) if isinstance(node, str)]
 
 
 def visible(spans: Iterable[Inline]) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from digest.analysis.text import shorten
 from digest.models import Comment, Item
 from digest.writers.llm.grounding import Grounds, mask
 
@@ -42,15 +43,7 @@ class Source:
 
 def clip(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters at a word boundary."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    if limit <= 1:
-        return ""
-    cut = flat[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip() + "…"
+    return shorten(" ".join(text.split()), limit)
 
 
 def state(item: Item) -> str:

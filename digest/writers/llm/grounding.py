@@ -17,7 +17,7 @@ from digest.analysis.analyze import active_items
 from digest.analysis.types import WindowData
 from digest.models import Inline, Item, ItemRef, Text, UserRef
 from digest.names import LOGIN
-from digest.writers.spans import user_ref
+from digest.writers.spans import tidy, user_ref
 
 # ASCII word characters: Chinese text runs straight into references ("由@carol推进"), so a
 # reference ends at the first character that cannot belong to it, not at a word boundary.
@@ -110,7 +110,7 @@ class Grounds:
             out.append(Text(match.group(1), "code"))
             last = match.end()
         out.extend(self._refs(text[last:]))
-        return _merge(out)
+        return tidy(out)
 
     def _refs(self, text: str) -> list[Inline]:
         text = _EMPHASIS.sub("", text)
@@ -137,23 +137,6 @@ class Grounds:
         if number is None:
             return None
         return ItemRef(number, self.items[number].url)
-
-
-def _merge(spans: list[Inline]) -> tuple[Inline, ...]:
-    out: list[Inline] = []
-    for span in spans:
-        if isinstance(span, Text) and not span.text:
-            continue
-        previous = out[-1] if out else None
-        if (
-            isinstance(span, Text)
-            and isinstance(previous, Text)
-            and previous.style == span.style == "plain"
-        ):
-            out[-1] = Text(previous.text + span.text)
-        else:
-            out.append(span)
-    return tuple(out)
 
 
 def mask(text: str, grounds: Grounds) -> str:

@@ -20,7 +20,7 @@ from digest.i18n import norm_lang
 from digest.models import Block, Section, Usage, iter_spans
 from digest.writers.base import Writer, Written
 from digest.writers.llm import prompts
-from digest.writers.llm.blocks import Builder, texts, visible
+from digest.writers.llm.blocks import Builder, nodes, texts, visible
 from digest.writers.llm.budget import Ledger, plan
 from digest.writers.llm.cards import Card, fit
 from digest.writers.llm.client import ChatClient, LLMFailure
@@ -277,24 +277,12 @@ class _Run:
 def _structure(answer: BaseModel, given: set[int], grounds: Grounds) -> list[str]:
     """Problems with the answer's fields: numbers not among the items given, unknown logins."""
     problems: list[str] = []
-    for value in _models(answer):
+    for value in nodes(answer):
         if isinstance(value, Numbered) and value.number not in given:
             problems.append(f"#{value.number} is not one of the items in <item_data>")
         if isinstance(value, Viewpoint) and grounds.login(value.login) is None:
             problems.append(f"@{value.login} is not a person in the data")
     return problems
-
-
-def _models(value: object) -> list[BaseModel]:
-    found: list[BaseModel] = []
-    if isinstance(value, BaseModel):
-        found.append(value)
-        for name in type(value).model_fields:
-            found += _models(getattr(value, name))
-    elif isinstance(value, list):
-        for entry in value:
-            found += _models(entry)
-    return found
 
 
 def _blocks(builder: Builder, answer: BaseModel, found: SectionInput) -> list[Block]:

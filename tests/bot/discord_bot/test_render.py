@@ -89,6 +89,22 @@ async def test_long_summary_continues_in_the_thread(core: ReportCore) -> None:
     assert post.thread[0].embeds[0].title == "📊 Daily summary"
 
 
+@pytest.mark.parametrize("lead", ["x", "xx", "xxx"])
+async def test_cut_summary_fills_the_parent_to_the_limit_and_no_further(
+    core: ReportCore, lead: str
+) -> None:
+    """A summary of one-letter words, cut where the parent's budget ends, still leaves room for
+    the "continued" line: the description is at most 4,096 characters, whatever the parity."""
+    digest = await _sample(core)
+    words = lead + " " + " ".join("a" * 3000)
+    summary = Section("summary", "📊 Daily summary", (Paragraph((Text(words),)),))
+    post = render_discord(dataclasses.replace(digest, sections=(summary, *digest.sections[1:])))
+    validate(post)
+    description = post.parent.embeds[0].description
+    assert description.endswith("*… continued in the thread*")
+    assert len(description) >= 4090
+
+
 async def test_notes_are_shown_escaped(core: ReportCore) -> None:
     """Degradation notes appear in a field, escaped like any other text."""
     digest = dataclasses.replace(await _sample(core), notes=("hot discussions failed: <@1> *x*",))

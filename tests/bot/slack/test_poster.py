@@ -11,7 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.grammar import AskCommand, DigestCommand
 from bot.slack import build_slack_app, slack_bot
 from bot.slack.poster import ChannelPacer, SlackPoster
-from bot.slack.render import SlackPost
+from bot.slack.render import SlackPost, render_slack
 from config.settings import load_config
 from digest.models import Answer, Digest
 from tests.bot.slack.conftest import NOW, sample_digest
@@ -116,7 +116,7 @@ async def test_scheduled_post_uses_the_apps_poster(
     """A digest posted by the scheduler lands as parent + thread, like a command's."""
     app = build_slack_app(_NoCore(), web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
     digest = await sample_digest("zh")
-    ts = await slack_bot(app).post_digest("C0000009", digest)
+    ts = await slack_bot(app).poster.post_thread("C0000009", render_slack(digest))
     parent, *replies = fake.posts
     assert parent["_ts"] == ts and parent["channel"] == "C0000009"
     assert parent["blocks"][0]["text"]["text"] == "vLLM 开发动态报告 - 2026-01-31"

@@ -87,6 +87,16 @@ def test_long_windows_are_capped_at_31_days_with_a_note(phrase: str) -> None:
     assert when.notes and "31 days" in when.notes[0]
 
 
+def test_a_month_with_a_dst_change_is_searched_whole() -> None:
+    """October in Berlin is 31 days and an hour: searched whole, without a note."""
+    when = resolve_when(
+        "in October", now=datetime(2026, 11, 15, tzinfo=UTC), timezone="Europe/Berlin"
+    )
+    assert when.window.start == datetime(2026, 9, 30, 22, 0, tzinfo=UTC)
+    assert when.window.end == datetime(2026, 10, 31, 23, 0, tzinfo=UTC)
+    assert when.notes == ()
+
+
 def test_may_needs_on_to_be_a_month() -> None:
     """ "what may 2 PRs break" names no date; "on May 2" does."""
     assert resolve_when("what may 2 PRs break", now=NOW, timezone=TZ).phrase == ""
@@ -102,6 +112,14 @@ def test_a_future_or_impossible_date_falls_back_to_the_default_with_a_note(phras
     when = resolve_when(phrase, now=NOW, timezone=TZ)
     assert when.window.days == 7 and when.window.end == NOW
     assert when.notes and "not a past date" in when.notes[0]
+
+
+@pytest.mark.parametrize("phrase", ["0d", "the last 0 days", "past 0 hours", "最近0天"])
+def test_an_empty_period_falls_back_to_the_default_with_a_note(phrase: str) -> None:
+    """ "the last 0 days" is no period: the default window, with a note, not an hour-long one."""
+    when = resolve_when(phrase, now=NOW, timezone=TZ)
+    assert when.window.days == 7 and when.en == "in the last 7 days"
+    assert when.notes and "not a past date or period" in when.notes[0]
 
 
 def test_a_calendar_phrase_uses_the_repository_zone() -> None:

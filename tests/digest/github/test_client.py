@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
+from aiohttp import web
 
 from digest.errors import NotFound, RateLimited, SourceUnavailable
 from digest.github.client import GitHubClient, Page
@@ -194,6 +195,30 @@ async def test_connection_refused_is_source_unavailable(sleep: RecordingSleep) -
             await collect(client.issues(REPO, T0))
     assert client.requests_made == RetryPolicy().attempts
     assert sleep.delays == [0.75, 1.5, 3.0, 6.0]
+
+
+async def test_undecodable_body_is_source_unavailable_at_once(sleep: RecordingSleep) -> None:
+    """A body httpx cannot decode is reported as unavailable, not retried and not leaked raw."""
+
+    async def garbled(request: web.Request) -> web.Response:
+        headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+        return web.Response(body=b"not gzip at all", headers=headers)
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", garbled)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        port = runner.addresses[0][1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=2.0) as http:
+            client = GitHubClient(http, sleep=sleep, jitter=lambda: 0.5)
+            with pytest.raises(SourceUnavailable, match="DecodingError"):
+                await client.repository(REPO)
+    finally:
+        await runner.cleanup()
+    assert client.requests_made == 1 and sleep.delays == []
 
 
 async def test_secondary_limit_waits_retry_after_then_succeeds(

@@ -94,6 +94,12 @@ def test_subheading_and_styles() -> None:
     assert out == "### Group\n\n**B**`` c`d ``"
 
 
+def test_emphasis_keeps_edge_spaces_outside_its_marks() -> None:
+    """A bold label ending in a space ("Takeaway: ") stays bold: no space before the closing **."""
+    spans = (Text("Takeaway: ", "bold"), Text("text and "), Text(" aside ", "italic"))
+    assert render_blocks((Paragraph(spans),)) == "**Takeaway:** text and  *aside*"
+
+
 def test_footer_provenance() -> None:
     """The footer names the writers, sync time, tokens and every note."""
     digest = build_digest(sample_analysis(), "en")

@@ -340,3 +340,14 @@ def test_chinese_descriptions_and_comments_are_quoted() -> None:
     assert "核心问题：在 MI300X 上运行 Qwen3.5 时，服务在几百个请求后崩溃。" in text
     assert "@li（1 条评论）：“我在 MI325X 上也能复现这个问题" in text
     assert "争议焦点：@wang 提出不同意见——“我不同意默认关闭 AITER" in text
+
+
+def test_takeaway_of_closed_items_ends_with_its_sentence() -> None:
+    """With nothing open or merged, the takeaway is one sentence with no trailing space."""
+    closed = make_item(
+        3, "[ROCm] Try another kernel", pr=True, closed=WINDOW.start + timedelta(hours=2)
+    )
+    analysis = analyze(window_data((closed,)), (rocm(),))
+    last = TemplateWriter().section("topic:rocm", analysis, "en").blocks[-1]
+    assert isinstance(last, Paragraph)
+    assert _text(Section("x", "x", (last,))).endswith("; 1 closed.")

@@ -55,6 +55,29 @@ ROOT = Path(__file__).resolve().parents[2]
 NOW = SCHEDULED + timedelta(minutes=1)
 
 
+def local_process(
+    made: Settings,
+    runtime: Any,
+    *,
+    config: AppConfig | None = None,
+    clock: Callable[[], datetime] = lambda: NOW,
+    stop: asyncio.Event | None = None,
+    drain_s: float = 2,
+    slack_pace_s: float = 0.0,
+) -> BotProcess:
+    """A bot process on ``runtime`` listening on 127.0.0.1 only."""
+    return BotProcess(
+        made,
+        config or load_config(),
+        runtime,
+        clock=clock,
+        stop=stop or asyncio.Event(),
+        drain_s=drain_s,
+        http_host="127.0.0.1",
+        slack_pace_s=slack_pace_s,
+    )
+
+
 def settings(*, slack: str | None = None, discord: bool = False, **slack_kw: Any) -> Settings:
     """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
     s = SlackSettings(**slack_kw)
@@ -175,15 +198,13 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
         drain_s: float = 5.0,
     ) -> Running:
         stop = asyncio.Event()
-        process = BotProcess(
+        process = local_process(
             made,
-            config or load_config(),
             runtime,
+            config=config,
             clock=clock,
             stop=stop,
             drain_s=drain_s,
-            http_host="127.0.0.1",
-            slack_pace_s=0.0,
         )
         task = asyncio.create_task(process.run())
         await asyncio.wait_for(process.started.wait(), 10)
@@ -395,15 +416,11 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
             Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
         )
         stop = asyncio.Event()
-        process = BotProcess(
+        process = local_process(
             with_slack(settings(slack="socket"), fake),
-            load_config(),
             runtime,
-            clock=lambda: NOW,
             stop=stop,
             drain_s=10,
-            http_host="127.0.0.1",
-            slack_pace_s=0.0,
         )
         task = asyncio.create_task(process.run())
         await asyncio.wait_for(arrived.wait(), 10)
@@ -426,15 +443,10 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
     subs = StateSubscriptions(runtime.state)
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
     try:
-        first = BotProcess(
+        first = local_process(
             with_slack(settings(slack="socket"), slow),
-            load_config(),
             runtime,
-            clock=lambda: NOW,
-            stop=asyncio.Event(),
             drain_s=0.5,
-            http_host="127.0.0.1",
-            slack_pace_s=0.0,
         )
         task = asyncio.create_task(first.run())
         await asyncio.wait_for(arrived.wait(), 10)
@@ -445,15 +457,11 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
         hold.set()  # the abandoned request may finish now: its client is gone
         await runner.cleanup()
         await stop_fake_slack(slow)
-    second = BotProcess(
+    second = local_process(
         with_slack(settings(slack="socket"), slack),
-        load_config(),
         runtime,
         clock=lambda: NOW + timedelta(minutes=1),
-        stop=asyncio.Event(),
         drain_s=5,
-        http_host="127.0.0.1",
-        slack_pace_s=0.0,
     )
     task = asyncio.create_task(second.run())
     await slack.wait_until(lambda: len(slack.posts) >= 2)
@@ -591,14 +599,11 @@ async def test_front_end_that_cannot_log_in_fails_the_process(
 ) -> None:
     """A rejected Discord token ends the process with exit code 1 (so it gets restarted)."""
     discord.fail_next("GET", r"users/@me", 401, {"message": "401: Unauthorized", "code": 0})
-    process = BotProcess(
+    process = local_process(
         with_discord(settings(discord=True), discord),
-        load_config(),
         runtime,
-        clock=lambda: NOW,
-        stop=asyncio.Event(),
         drain_s=2,
-        http_host="127.0.0.1",
+        slack_pace_s=1.0,
     )
     assert await asyncio.wait_for(process.run(), 15) == EXIT_FAILED
     assert process.components.status()["discord"] == "failed"
@@ -628,14 +633,11 @@ async def test_slack_token_that_is_refused_fails_the_process(
     (Socket Mode alone would retry it forever)."""
     caplog.set_level(logging.DEBUG)
     made = Settings(slack=SlackSettings(api_url=slack.api_url, port=0, **tokens), http_port=0)
-    process = BotProcess(
+    process = local_process(
         made,
-        load_config(),
         runtime,
-        clock=lambda: NOW,
-        stop=asyncio.Event(),
         drain_s=2,
-        http_host="127.0.0.1",
+        slack_pace_s=1.0,
     )
     assert await asyncio.wait_for(process.run(), 10) == EXIT_FAILED
     assert process.components.status()["slack"] == "failed"
@@ -838,14 +840,11 @@ async def test_slack_out_of_reach_at_start_is_retried_not_fatal(
     caplog.set_level(logging.INFO)
     made = settings(slack="socket")
     made.slack.api_url = refused_url() + "/api/"
-    process = BotProcess(
+    process = local_process(
         made,
-        load_config(),
         runtime,
-        clock=lambda: NOW,
-        stop=asyncio.Event(),
         drain_s=0.2,
-        http_host="127.0.0.1",
+        slack_pace_s=1.0,
     )
     task = asyncio.create_task(process.run())
     await until(lambda: any(r.getMessage() == "serve.token_unchecked" for r in caplog.records))

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -148,6 +148,25 @@ def ledger_for(state: SharedState) -> PostLedger:
     if isinstance(state, RedisState):
         return RedisLedger(state.client, prefix=state.prefix)
     return StateLedger(state)
+
+
+_SCHEDULER_COUNTERS = (
+    ("daily_digests_built", "digests_built", "Digest builds requested by the daily scheduler."),
+    ("posts_made", "posts_made", "Daily posts made."),
+    (
+        "posts_incomplete",
+        "posts_incomplete",
+        "Daily posts whose thread broke off after the parent message was out.",
+    ),
+    ("post_errors", "post_errors", "Daily posts that failed and were released for a retry."),
+    ("build_errors", "build_errors", "Daily digest builds that failed."),
+    ("claims_lost", "claims_lost", "Daily posts given up because another replica took over."),
+)
+
+
+def _reader(counters: Mapping[str, int], key: str) -> Callable[[], float]:
+    """A metric callback reading ``counters[key]`` when scraped."""
+    return lambda: float(counters[key])
 
 
 class _Components:
@@ -323,32 +342,8 @@ class BotProcess:
             "Digests built (cache misses), on demand and daily.",
             lambda: float(builder.builds),
         )
-        m.counter(
-            "daily_digests_built",
-            "Digest builds requested by the daily scheduler.",
-            lambda: sched.counters["digests_built"],
-        )
-        m.counter("posts_made", "Daily posts made.", lambda: sched.counters["posts_made"])
-        m.counter(
-            "posts_incomplete",
-            "Daily posts whose thread broke off after the parent message was out.",
-            lambda: sched.counters["posts_incomplete"],
-        )
-        m.counter(
-            "post_errors",
-            "Daily posts that failed and were released for a retry.",
-            lambda: sched.counters["post_errors"],
-        )
-        m.counter(
-            "build_errors",
-            "Daily digest builds that failed.",
-            lambda: sched.counters["build_errors"],
-        )
-        m.counter(
-            "claims_lost",
-            "Daily posts given up because another replica took over.",
-            lambda: sched.counters["claims_lost"],
-        )
+        for name, key, text in _SCHEDULER_COUNTERS:
+            m.counter(name, text, _reader(sched.counters, key))
         m.gauge(
             "subscriptions",
             "Subscriptions seen by the scheduler's last pass.",

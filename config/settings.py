@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -122,24 +123,22 @@ class TopicConfig(BaseModel):
         )
 
 
-def _zone_name(value: str | None) -> str | None:
-    """An IANA timezone name, checked."""
-    try:
-        if value is not None:
-            zone(value)
-    except BadWindow as exc:
-        raise ValueError(str(exc)) from exc
-    return value
+def _checked(check: Callable[[str], object]) -> Callable[[str | None], str | None]:
+    """A field validator that runs ``check`` and turns its ``BadWindow`` into a ``ValueError``."""
+
+    def validate(value: str | None) -> str | None:
+        try:
+            if value is not None:
+                check(value)
+        except BadWindow as exc:
+            raise ValueError(str(exc)) from exc
+        return value
+
+    return validate
 
 
-def _time_of_day(value: str | None) -> str | None:
-    """An ``HH:MM`` time of day, checked."""
-    try:
-        if value is not None:
-            parse_day_start(value)
-    except BadWindow as exc:
-        raise ValueError(str(exc)) from exc
-    return value
+_zone_name = _checked(zone)  # an IANA timezone name
+_time_of_day = _checked(parse_day_start)  # an HH:MM time of day
 
 
 class RepoConfig(BaseModel):

@@ -36,6 +36,6 @@ VOLUME ["/data"]
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-m", "bot.healthcheck"]
+    CMD ["python", "-m", "bot.process.healthcheck"]
 ENTRYPOINT ["vllm-report"]
 CMD ["serve"]

@@ -172,7 +172,7 @@ def main() -> int:
             print(f"FAIL: serve without tokens exited {result.returncode}", file=sys.stderr)
             return 1
         health = subprocess.run(
-            ["python", "-m", "bot.healthcheck"],
+            ["python", "-m", "bot.process.healthcheck"],
             env=runtime_env,
             cwd=top,
             capture_output=True,

@@ -29,18 +29,18 @@ from redis.asyncio import Redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from config.settings import load_config
-from digest.cache import DigestService
+from digest.backends.redis.mirror import RedisStore
+from digest.backends.redis.state import RedisState
+from digest.builder import DigestBuilder, DigestRequest
 from digest.github.client import GitHubClient
+from digest.mirror.gate import SyncGate
+from digest.mirror.sync import Syncer
 from digest.models import Window
-from digest.service import DigestBuilder, DigestRequest
-from digest.store.redis import RedisStore
-from digest.store.redis_state import RedisState
-from digest.sync import Syncer
-from digest.sync_gate import SyncGate
+from digest.service import DigestService
 from digest.writers.template import TemplateWriter
 from tests.fakes.github import FakeGitHub
-from tests.redis_server import RedisServer, find_binary
-from tests.synthetic import DEFAULT_NOW, generate
+from tests.support.redis_server import RedisServer, find_binary
+from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
 

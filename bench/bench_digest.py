@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.compose import Runtime, build_runtime
 from config.settings import GitHubSettings, Settings, load_config
 from tests.fakes.github import FakeGitHub, MutableClock, RecordedRequest
-from tests.synthetic import DEFAULT_NOW, generate
+from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
 CLOCK_HEADER = "X-Bench-Clock"

@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from config.settings import LLMSettings
 from digest.analysis.types import Analysis
+from digest.llm.budget import estimate_messages
 from digest.writers.base import Written
 from digest.writers.llm import LLMWriter
-from digest.writers.llm.budget import estimate_messages
 from digest.writers.template import TemplateWriter
-from tests.digest.writers.llm.samples import one_day_analysis
 from tests.fakes.openai_server import FakeOpenAI
+from tests.support.llm_samples import one_day_analysis
 
 
 def _writer(base_url: str, settings: LLMSettings, concurrency: int) -> LLMWriter:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.core import ReportCore
-from bot.grammar import AskCommand, Options, UsageError, parse
+from bot.commands.grammar import AskCommand, Options, UsageError, parse
+from bot.commands.runner import ReportCore
 from digest.ask.template import digest_command, window_spec
 from digest.models import Answer, Block, Inline, Paragraph, Text
 from digest.render.answer import render_answer_json, render_answer_markdown

@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, TextIO
 
-from bot import messages
-from bot.grammar import UsageError
-from bot.logs import configure
+from bot.commands import messages
+from bot.commands.grammar import UsageError
+from bot.process.logs import configure
 from config.settings import AppConfig, Settings
 from digest.errors import (
     BadWindow,
@@ -200,7 +200,7 @@ def main(
     command = args_list[0] if args_list else ""
     try:
         if command == "serve":
-            from bot.serve import serve_main
+            from bot.process.serve import serve_main
 
             sargs = _serve_parser().parse_args(args_list[1:])
             _logging(sargs.verbose, err)

@@ -14,21 +14,21 @@ from pathlib import Path
 import httpx
 from pydantic import ValidationError
 
-from bot.core import ReportCore
+from bot.commands.runner import ReportCore
 from config.settings import AppConfig, Settings, load_config, settings_error
 from digest.ask import AnswerWriter
-from digest.cache import DigestService
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestBuilder
 from digest.errors import ConfigError
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
-from digest.service import DigestBuilder, Sync
-from digest.state import SharedState
-from digest.store.base import Store
-from digest.store.failover import FailoverStore, FailoverSync
-from digest.store.sqlite import SQLiteStore
-from digest.store.sqlite_state import SQLiteState
-from digest.sync import Syncer
-from digest.sync_gate import SyncGate
+from digest.mirror.failover import FailoverStore, FailoverSync
+from digest.mirror.gate import SyncGate
+from digest.mirror.store import Store, Sync
+from digest.mirror.sync import Syncer
+from digest.service import DigestService
+from digest.state.base import SharedState
 from digest.writers.base import Writer
 from digest.writers.template import TemplateWriter
 
@@ -220,8 +220,8 @@ async def _storage(
     if settings.redis.url:
         from redis.asyncio import Redis
 
-        from digest.store.redis import RedisStore
-        from digest.store.redis_state import RedisState
+        from digest.backends.redis.mirror import RedisStore
+        from digest.backends.redis.state import RedisState
 
         try:
             client = Redis.from_url(

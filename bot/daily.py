@@ -16,15 +16,15 @@ from typing import Any, Protocol
 import discord
 from slack_sdk.errors import SlackApiError
 
-from bot import messages
-from bot.discord_bot.handlers import THREAD_ARCHIVE_MINUTES, message_kwargs
-from bot.discord_bot.render import render_discord
-from bot.discord_bot.render import render_text as discord_text
-from bot.slack.poster import SlackPoster, slack_error
+from bot.commands import messages
+from bot.discord.handlers import THREAD_ARCHIVE_MINUTES, message_kwargs
+from bot.discord.render import render_discord
+from bot.discord.render import render_text as discord_text
+from bot.slack.post import SlackPoster, slack_error
 from bot.slack.render import render_slack
 from bot.slack.render import render_text as slack_text
 from digest.models import Digest
-from digest.schedule import Subscription
+from digest.schedule.subscription import Subscription
 from digest.windows import format_moment, format_window
 
 log = logging.getLogger(__name__)

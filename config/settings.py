@@ -20,8 +20,8 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import BadWindow, ConfigError
+from digest.github.names import valid_repo
 from digest.models import Topic
-from digest.names import valid_repo
 from digest.windows import parse_day_start, zone
 
 

@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from digest.item_codec import item_from_dict, item_to_dict
+from digest.mirror.rows import item_from_dict, item_to_dict
 from digest.models import (
     SCHEMA_VERSION,
     Block,

@@ -1,159 +1,232 @@
-"""The build pipeline: sync the mirror, read the window, analyse, write, assemble a digest."""
+"""Cached digests: one build per digest across every task, process and replica.
+
+Guarantees of :class:`DigestService` (with :class:`~digest.mirror.gate.SyncGate` for syncs):
+
+- **Cache.** A digest is cached under the request's identity (repository, window, language,
+  writer, topics, configuration fingerprint) and the mirror's data version (its sync cursors
+  and coverage), and the name of the writer behind ``request.writer`` (``llm:<model>``). A
+  closed window (ending at or before the last sync) stays cached until the data or the
+  configuration changes (at most ``closed_ttl``); a window that is still open, and a digest
+  with a visible degradation (a note: a section the model could not write, incomplete data),
+  expire after ``live_ttl`` (minutes), so a later request gets a chance at the whole digest.
+- **Single flight.** Concurrent requests for one digest build it once: tasks of a process
+  share one flight, processes share a lock in the shared state; the others wait for the
+  published digest (up to ``wait_timeout``, then they build it themselves). If the builder
+  dies, its lock expires after ``lock_ttl`` and a waiter takes over.
+- **Degraded mode.** When the shared state (Redis) is unavailable, at start or mid-run, every
+  request is still answered: built directly, without the shared cache (concurrent requests
+  in one process still share a build, and a process reuses the digests it built for their
+  TTL). A ``state.degraded`` warning (fields: component, server, op, error) is logged once
+  per outage and Redis client component, ``state.recovered`` when it ends; every call tries
+  Redis again after a short back-off (0.5 s), so caching resumes without a restart.
+- **Mirror in Redis.** When the builder's mirror is in Redis and Redis is down, ``fallback``
+  (a builder over a local SQLite mirror with its own sync) answers: its first sync of a
+  repository backfills from GitHub (slower), later ones are incremental. Each mirror is only
+  written by its own sync, so neither records cursors for rows it lacks; when Redis is back
+  the shared mirror catches up from its own cursors.
+- **Not guaranteed during an outage:** single flight across processes (each process may
+  build the same digest once), reuse of other replicas' syncs and of the shared cache, and
+  a shared budget of GitHub requests. Nothing is posted twice: a "posted" claim that cannot
+  be made is not a licence to post (see :mod:`digest.state.base`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import Protocol
 
-from digest.analysis.analyze import analyze
-from digest.analysis.types import WindowData
-from digest.errors import ConfigError
-from digest.models import Comment, Digest, Item, Topic, Window
-from digest.store.base import Store
-from digest.writers.base import Writer
+from digest.builder import DigestRequest
+from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
+from digest.errors import DigestError, StateUnavailable
+from digest.mirror.store import Store, Sync, SyncState
+from digest.models import Digest
+from digest.state.base import SharedState
+from digest.state.single_flight import FlightStats, SingleFlight
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class DigestRequest:
-    """Everything that determines one digest."""
+class Builder(Protocol):
+    """Builds a digest without caching (:class:`digest.builder.DigestBuilder`)."""
 
-    repo: str
-    window: Window
-    lang: str
-    writer: str
-    topics: tuple[Topic, ...]
-    display_name: str = ""
-    config_fingerprint: str = ""
-
-    @property
-    def key(self) -> str:
-        """A stable identity for caching and single-flight builds."""
-        topics = ",".join(t.name for t in self.topics)
-        return (
-            f"{self.repo.lower()}|{self.window.start.isoformat()}|{self.window.end.isoformat()}|"
-            f"{self.window.timezone}|{self.window.label}|{self.lang}|{self.writer}|{topics}|"
-            f"{self.config_fingerprint}"
-        )
+    async def build(self, request: DigestRequest) -> Digest: ...
 
 
-class SyncResult(Protocol):
-    """What a sync reports: when it finished, visible gaps, and what the store now covers."""
-
-    @property
-    def synced_at(self) -> datetime | None: ...
-
-    @property
-    def notes(self) -> tuple[str, ...]: ...
-
-    @property
-    def covered_from(self) -> datetime | None:
-        """The earliest moment from which the store answers every window up to now; ``None``
-        when it answers only the window asked for."""
-        ...
+def data_version(state: SyncState) -> str:
+    """The mirror's version: changes whenever a sync brings new data or wider coverage."""
+    moments = (state.items_cursor, state.comments_cursor, state.covered_since)
+    return "|".join("-" if m is None else m.isoformat() for m in moments)
 
 
-class Sync(Protocol):
-    """Brings the mirror up to date for a window."""
-
-    async def ensure(self, repo: str, window: Window) -> SyncResult: ...
-
-
-async def load_window(
-    store: Store, repo: str, window: Window, repo_url: str, synced_at: datetime | None = None
-) -> WindowData:
-    """The items created, closed, merged or commented on in ``window``, and its comments."""
-    start, end = window.start, window.end
-    comments: list[Comment] = await store.comments_created(repo, start, end)
-    found: dict[int, Item] = {}
-    for batch in (
-        await store.items_created(repo, start, end),
-        await store.items_closed(repo, start, end),
-        await store.items_merged(repo, start, end),
-    ):
-        for item in batch:
-            found[item.number] = item
-    missing = sorted({c.item_number for c in comments} - found.keys())
-    if missing:
-        for item in await store.items_by_number(repo, missing):
-            found[item.number] = item
-    items = tuple(sorted(found.values(), key=lambda i: i.number))
-    ordered = tuple(sorted(comments, key=lambda c: (c.created_at, c.id)))
-    return WindowData(repo, repo_url, window, items, ordered, synced_at)
+def cache_key(request: DigestRequest, version: str, writer: str = "") -> str:
+    """The shared-state key of a digest of ``request`` over mirror data ``version``, written by
+    ``writer`` (the name behind ``request.writer``, e.g. ``llm:qwen3-8b``)."""
+    digest = hashlib.sha256(f"{request.key}#{writer}#{version}".encode()).hexdigest()[:40]
+    return f"digest:v{CODEC_VERSION}:{digest}"
 
 
-class DigestBuilder:
-    """Builds a digest without any caching (the cache wraps this)."""
+class _Memo:
+    """Recently served digests, decoded, each kept for its shared entry's TTL from when it was
+    served (a digest read from the cache may so outlive its shared entry by up to one TTL).
+
+    Both the injected clock and the monotonic clock must be before the deadline, so an entry
+    expires on time whichever clock the shared state follows.
+    """
+
+    def __init__(self, size: int, clock: Callable[[], datetime]) -> None:
+        self._size = size
+        self._clock = clock
+        self._entries: OrderedDict[str, tuple[datetime, float, Digest]] = OrderedDict()
+
+    def get(self, key: str) -> Digest | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        until, until_mono, digest = entry
+        if self._clock() >= until or time.monotonic() >= until_mono:
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return digest
+
+    def put(self, key: str, digest: Digest, ttl: timedelta) -> None:
+        if self._size <= 0:
+            return
+        self._entries[key] = (self._clock() + ttl, time.monotonic() + ttl.total_seconds(), digest)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+
+class DigestService:
+    """``get_digest(request)``: a cached digest when valid, else one shared build.
+
+    ``sync`` (the same :class:`~digest.mirror.gate.SyncGate` the builder uses) brings the
+    mirror up to date before the cache is consulted; ``store`` (the builder's mirror) gives
+    the data version. Without a store, the key carries no data version and every digest lives
+    for ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
+    when the builder's mirror is unavailable (Redis down); without it that error propagates.
+    ``writer_names`` maps a request's writer to its name, so another model is another digest.
+    """
 
     def __init__(
         self,
-        *,
-        store: Store,
-        sync: Sync | None,
-        writers: Mapping[str, Writer],
+        builder: Builder,
+        state: SharedState,
         clock: Callable[[], datetime],
-        web_url: str = "https://github.com",
+        *,
+        store: Store | None = None,
+        sync: Sync | None = None,
+        fallback: Builder | None = None,
+        writer_names: Mapping[str, str] | None = None,
+        live_ttl: timedelta = timedelta(minutes=5),
+        closed_ttl: timedelta = timedelta(days=7),
+        wait_timeout: timedelta = timedelta(minutes=2),
+        lock_ttl: timedelta = timedelta(seconds=30),
+        poll: timedelta = timedelta(milliseconds=50),
+        memo_size: int = 16,
     ) -> None:
+        self._builder = builder
+        self._fallback = fallback
+        self._writer_names = dict(writer_names or {})
+        self._memo = _Memo(memo_size, clock)
+        self._state = state
+        self._clock = clock
         self._store = store
         self._sync = sync
-        self._writers = writers
-        self._clock = clock
-        self._web_url = web_url.rstrip("/")
-        self.builds = 0
+        self._live_ttl = live_ttl
+        self._closed_ttl = closed_ttl
+        self._flight: SingleFlight[Digest] = SingleFlight(
+            state, name="digest", lock_ttl=lock_ttl, wait_timeout=wait_timeout, poll=poll
+        )
+        self._local: dict[str, asyncio.Task[Digest]] = {}
 
     @property
-    def writer_names(self) -> Sequence[str]:
-        return tuple(self._writers)
+    def stats(self) -> FlightStats:
+        """Counts of cache hits, builds, waits and direct (uncached) builds."""
+        return self._flight.stats
 
-    async def build(self, request: DigestRequest) -> Digest:
-        """Sync, analyse and write the digest that ``request`` describes."""
-        writer = self._writers.get(request.writer)
-        if writer is None:
-            raise ConfigError(
-                f"writer {request.writer!r} is not available "
-                f"(available: {', '.join(self._writers) or 'none'})"
-            )
-        notes: list[str] = []
-        synced_at: datetime | None = None
+    async def get_digest(self, request: DigestRequest) -> Digest:
+        """The digest ``request`` describes, from the cache or built once for every caller."""
+        try:
+            return await self._cached(request)
+        except StateUnavailable:
+            if self._fallback is None:
+                raise
+            return await self._build_locally(request, self._fallback)
+
+    async def _build_locally(self, request: DigestRequest, builder: Builder) -> Digest:
+        """One build per request at a time in this process, without shared state."""
+        task = self._local.get(request.key)
+        if task is None:
+            task = asyncio.create_task(builder.build(request))
+            self._local[request.key] = task
+            task.add_done_callback(lambda done: self._forget(request.key, done))
+        self._flight.stats.direct += 1
+        return await asyncio.shield(task)
+
+    def _forget(self, key: str, task: asyncio.Task[Digest]) -> None:
+        if self._local.get(key) is task:
+            del self._local[key]
+        if not task.cancelled():
+            task.exception()  # retrieved here so an unawaited failure is never reported
+
+    async def _cached(self, request: DigestRequest) -> Digest:
+        sync_error: DigestError | None = None
         if self._sync is not None:
-            result = await self._sync.ensure(request.repo, request.window)
-            synced_at = result.synced_at
-            notes.extend(result.notes)
-        else:
-            synced_at = (await self._store.get_sync_state(request.repo)).synced_at
-        repo_url = f"{self._web_url}/{request.repo}"
-        data = await load_window(self._store, request.repo, request.window, repo_url, synced_at)
-        analysis = analyze(data, request.topics)
-        written = await writer.write(analysis, request.lang)
-        notes.extend(written.notes)
-        self.builds += 1
-        digest = Digest(
-            repo=request.repo,
-            window=request.window,
-            lang=request.lang,
-            counts=analysis.counts,
-            sections=written.sections,
-            generated_at=self._clock(),
-            synced_at=synced_at,
-            repo_url=repo_url,
-            display_name=request.display_name or request.repo.split("/", 1)[-1],
-            usage=written.usage,
-            notes=tuple(notes),
-            lists=analysis.lists.pairs(),
+            try:
+                await self._sync.ensure(request.repo, request.window)
+            except StateUnavailable:
+                raise
+            except DigestError as exc:  # the mirror as it is may still have a cached digest
+                sync_error = exc
+                log.warning(
+                    "digest.sync_failed",
+                    extra={"repo": request.repo, "error": type(exc).__name__},
+                )
+        mirror = await self._store.get_sync_state(request.repo) if self._store else None
+        writer = self._writer_names.get(request.writer, "")
+        key = cache_key(request, data_version(mirror) if mirror else "", writer)
+        synced_at = mirror.synced_at if mirror else None
+        closed = not request.window.ends_now and (
+            synced_at is not None and request.window.end <= synced_at
         )
-        log.info(
-            "digest.built",
-            extra={
-                "repo": request.repo,
-                "window_start": request.window.start.isoformat(),
-                "window_end": request.window.end.isoformat(),
-                "writer": request.writer,
-                "items": len(data.items),
-                "comments": len(data.comments),
-            },
+        ttl = self._closed_ttl if closed else self._live_ttl
+        if (remembered := self._memo.get(key)) is not None:
+            self._flight.stats.found += 1
+            return remembered
+
+        async def lookup() -> Digest | None:
+            raw = await self._state.get(key)
+            if raw is None:
+                return None
+            try:
+                return decode_digest(raw)
+            except CodecError as exc:
+                log.warning("digest.cache_unreadable", extra={"key": key, "error": str(exc)})
+                return None
+
+        async def publish(digest: Digest) -> None:
+            await self._state.set(key, encode_digest(digest), self._keep_for(digest, ttl))
+
+        if sync_error is not None:
+            cached = await lookup()
+            if cached is None:
+                raise sync_error  # building would only repeat the failed sync
+            self._memo.put(key, cached, self._keep_for(cached, ttl))
+            return cached
+        digest = await self._flight.run(
+            key, f"lock:{key}", lookup, lambda: self._builder.build(request), publish
         )
+        self._memo.put(key, digest, self._keep_for(digest, ttl))
         return digest
+
+    def _keep_for(self, digest: Digest, ttl: timedelta) -> timedelta:
+        """A digest with a visible degradation is kept no longer than an open window's."""
+        return min(ttl, self._live_ttl) if digest.notes else ttl

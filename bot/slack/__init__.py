@@ -1,10 +1,10 @@
 """The Slack front end: ``/vllm-report``, mentions and DMs, in Socket Mode or HTTP mode."""
 
 from bot.slack.app import COMMAND, build_slack_app, slack_bot
-from bot.slack.claims import Claims, MemoryClaims
-from bot.slack.escape import escape, link
+from bot.slack.dedup import Claims, MemoryClaims
 from bot.slack.limits import violations
-from bot.slack.poster import SlackPoster
+from bot.slack.mrkdwn import escape, link
+from bot.slack.post import SlackPoster
 from bot.slack.render import SlackPost, render_answer, render_slack
 from bot.slack.run import HttpServer, run_http, run_socket_mode, start_http
 

@@ -14,11 +14,11 @@ from weakref import WeakKeyDictionary, WeakSet
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.dispatch import Core
-from bot.slack.claims import Claims
+from bot.commands.dispatch import Core
+from bot.commands.subscriptions import Subscriptions
+from bot.slack.dedup import Claims
 from bot.slack.handlers import SlackBot
-from bot.slack.poster import SlackPoster, Sleep
-from bot.subscriptions import Subscriptions
+from bot.slack.post import SlackPoster, Sleep
 
 log = logging.getLogger(__name__)
 

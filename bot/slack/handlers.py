@@ -13,15 +13,15 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot import messages
-from bot.dispatch import AnswerBuild, CanManage, Core, DigestBuild, Dispatcher
-from bot.grammar import HelpCommand, UsageError
-from bot.slack.claims import Claims, Deliveries
+from bot.commands import messages
+from bot.commands.dispatch import AnswerBuild, CanManage, Core, DigestBuild, Dispatcher
+from bot.commands.grammar import HelpCommand, UsageError
+from bot.commands.subscriptions import Subscriptions
+from bot.slack.dedup import Claims, Deliveries
 from bot.slack.jobs import Jobs
-from bot.slack.poster import SlackPoster, slack_error
+from bot.slack.managers import is_manager
+from bot.slack.post import SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack
-from bot.slack.subscriptions import is_manager
-from bot.subscriptions import Subscriptions
 from digest.errors import DigestError
 
 log = logging.getLogger(__name__)

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.slack.escape import escape, link, plain
 from bot.slack.limits import MAX_BLOCKS, MAX_BLOCKS_TEXT, MAX_CONTEXT_ELEMENTS, MAX_HEADER_TEXT
-from bot.slack.split import (
+from bot.slack.mrkdwn import escape, link, plain
+from bot.slack.pack import (
     Unit,
     UnitKind,
     context_block,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from digest.analysis.activity import activity
 from digest.analysis.counts import count_lists, lists
 from digest.analysis.hot import hot_discussions, human_comments
-from digest.analysis.ranking import key_changes
+from digest.analysis.key_changes import key_changes
 from digest.analysis.topics import match_topics
 from digest.analysis.trends import trends
 from digest.analysis.types import Analysis, WindowData

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from digest.names import LOGIN
+from digest.github.names import LOGIN
 
 _TAG = re.compile(r"\[([^\[\]]{1,40})\]")
 _TAG_SPLIT = re.compile(r"[/,&+|]|\s+")

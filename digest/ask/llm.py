@@ -21,12 +21,12 @@ from digest.analysis.types import WindowData
 from digest.ask.question import Question
 from digest.ask.retrieve import Found
 from digest.ask.template import MAX_ITEMS
+from digest.llm.cards import Card, Source, fit
+from digest.llm.client import ChatClient, LLMFailure
+from digest.llm.grounding import Grounds
+from digest.llm.prompts import LANGUAGES, Message, retry, to_json
+from digest.llm.schema import Number, skeleton, strict_schema
 from digest.models import Answer, Block, BulletList, Comment, Inline, ItemRef, Paragraph, Text
-from digest.writers.llm.cards import Card, Source, fit
-from digest.writers.llm.client import ChatClient, LLMFailure
-from digest.writers.llm.grounding import Grounds
-from digest.writers.llm.prompts import LANGUAGES, Message, retry, to_json
-from digest.writers.llm.schemas import Number, skeleton, strict_schema
 from digest.writers.llm.writer import note as fallback_note
 
 log = logging.getLogger(__name__)

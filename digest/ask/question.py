@@ -10,9 +10,9 @@ from datetime import datetime
 from enum import StrEnum
 
 from digest.ask.terms import GLOSSARY, is_cjk
-from digest.ask.when import When, resolve_when
+from digest.ask.time_phrases import When, resolve_when
+from digest.github.names import valid_repo
 from digest.models import Topic
-from digest.names import valid_repo
 
 MAX_CHARS = 500
 MAX_TERMS = 6

@@ -11,10 +11,10 @@ from digest.analysis.types import WindowData
 from digest.ask.question import Question, RepoInfo, parse_question
 from digest.ask.retrieve import Found, find
 from digest.ask.template import template_answer
+from digest.builder import load_window
 from digest.errors import RateLimited, SourceUnavailable
+from digest.mirror.store import Store, Sync
 from digest.models import Answer, Topic
-from digest.service import Sync, load_window
-from digest.store.base import Store
 
 log = logging.getLogger(__name__)
 

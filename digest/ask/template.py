@@ -21,8 +21,8 @@ from digest.models import (
     Topic,
     Window,
 )
+from digest.spans import item_ref, user_ref
 from digest.windows import format_window, zone
-from digest.writers.spans import item_ref, user_ref
 
 MAX_ITEMS = 15  # bullets shown in full
 MAX_MORE = 60  # further items linked by number only

@@ -1,5 +1,5 @@
 """Storage of the mirror and of shared state."""
 
-from digest.store.base import Store, SyncState
+from digest.mirror.store import Store, SyncState
 
 __all__ = ["Store", "SyncState"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github import FakeGitHub, refused_url
-from tests.synthetic import DEFAULT_NOW, Dataset, generate
+from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
 
@@ -196,7 +196,7 @@ async def test_token_never_reaches_output(
         (synced,) = [entry for entry in logged if entry["event"] == "sync.done"]
         assert synced["repo"] == REPO and synced["requests"] == len(github.requests)
     else:
-        assert re.search(rf"INFO digest.sync: sync.done repo={REPO} requests=\d+", run.err)
+        assert re.search(rf"INFO digest.mirror.sync: sync.done repo={REPO} requests=\d+", run.err)
     assert github.requests and all(r.authenticated for r in github.requests)
     assert all("authorization" not in r.headers for r in github.requests)
 

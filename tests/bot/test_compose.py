@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from bot import messages
+from bot.commands import messages
+from bot.commands.dispatch import Dispatcher, Reply, granted
+from bot.commands.subscriptions import ChannelSubscriptions
 from bot.compose import Runtime, build_runtime
-from bot.dispatch import Dispatcher, Reply, granted
-from bot.subscriptions import ChannelSubscriptions
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
 from digest.errors import ConfigError, DigestError, StateUnavailable
-from digest.schedule_state import StateSubscriptions
+from digest.schedule.ledger import StateSubscriptions
 from tests.fakes.github import FakeGitHub, MutableClock, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
-from tests.redis_server import RedisServer, find_binary, free_port
+from tests.support.redis_server import RedisServer, find_binary, free_port
 
 REPO = "vllm-project/vllm"
 NOW = datetime(2026, 3, 11, 3, 21, tzinfo=UTC)

@@ -13,22 +13,22 @@ from aiohttp import web
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
+from bot.commands import messages
+from bot.commands.subscriptions import ScheduledRequests
 from bot.daily import DailyPoster, DiscordDaily, PlatformUnavailable, SlackDaily
-from bot.discord_bot import build_discord_client
-from bot.discord_bot.endpoints import point_discord_at
+from bot.discord import build_discord_client
+from bot.discord.endpoints import point_discord_at
 from bot.slack import SlackPoster
-from bot.subscriptions import ScheduledRequests
 from config.settings import DiscordSettings, load_config
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestRequest
 from digest.models import Digest, Window
-from digest.schedule_state import StateLedger, StateSubscriptions
-from digest.scheduler import Scheduler
-from digest.service import DigestRequest
-from digest.store.sqlite_state import SQLiteState
-from tests.bot.serve_support import SCHEDULED, fake_slack_before, sample_digest, subscription
+from digest.schedule.ledger import StateLedger, StateSubscriptions
+from digest.schedule.scheduler import Scheduler
 from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord
 from tests.fakes.github import MutableClock
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+from tests.support.serve import SCHEDULED, fake_slack_before, sample_digest, subscription
 
 EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "Asia/Shanghai")
 
@@ -119,7 +119,7 @@ async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
         async def list(self, p: str, c: str) -> list[Any]:
             return []
 
-    from bot.core import ReportCore
+    from bot.commands.runner import ReportCore
     from config.settings import load_config
 
     async def never(request: Any) -> Any:

@@ -7,13 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
+
 DOCKERFILE = (ROOT / "Dockerfile").read_text("utf-8")
 
 
@@ -69,8 +69,8 @@ def test_runtime_runs_as_an_unprivileged_user() -> None:
 def test_health_check_asks_the_healthz_endpoint() -> None:
     """HEALTHCHECK runs the module that asks /healthz; the entry point runs serve."""
     (check,) = [rest for k, rest in final_stage() if k == "HEALTHCHECK"]
-    assert "bot.healthcheck" in check
-    assert "/healthz" in (ROOT / "bot" / "healthcheck.py").read_text("utf-8")
+    assert "bot.process.healthcheck" in check
+    assert "/healthz" in (ROOT / "bot" / "process" / "healthcheck.py").read_text("utf-8")
     keywords = dict(final_stage())
     assert keywords["ENTRYPOINT"] == '["vllm-report"]' and keywords["CMD"] == '["serve"]'
 
@@ -135,13 +135,13 @@ def replay() -> Any:
     ("path", "kept"),
     [
         ("pyproject.toml", True),
-        ("bot/serve.py", True),
+        ("bot/process/serve.py", True),
         ("config/defaults.yaml", True),
-        ("digest/store/redis_ledger.py", True),
+        ("digest/backends/redis/ledger.py", True),
         ("bot/__pycache__/serve.cpython-311.pyc", False),
-        ("digest/schedule.pyc", False),
+        ("digest/schedule/subscription.pyc", False),
         (".env", False),
-        ("tests/bot/test_serve.py", False),
+        ("tests/bot/process/test_serve.py", False),
         (".git/config", False),
     ],
 )

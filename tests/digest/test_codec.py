@@ -27,7 +27,7 @@ from digest.models import (
     Window,
 )
 from digest.writers.template import TemplateWriter
-from tests.synthetic import DEFAULT_NOW, generate
+from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
 START = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)

@@ -16,7 +16,7 @@ from config.settings import GitHubSettings, Settings, load_config
 from digest.models import Digest
 from digest.render.json import to_json
 from tests.fakes.github import FakeGitHub, MutableClock, RecordingSleep
-from tests.synthetic import DEFAULT_NOW, Dataset, generate
+from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
 

@@ -9,8 +9,9 @@ from pydantic import BaseModel
 
 from digest.analysis.types import TOPIC_GROUPS
 from digest.i18n import group_title, norm_lang
+from digest.llm.grounding import Grounds
 from digest.models import Block, BulletList, Inline, ItemRef, Paragraph, Subheading, Text
-from digest.writers.llm.grounding import Grounds
+from digest.spans import item_ref
 from digest.writers.llm.schemas import (
     ActivityAnswer,
     HotAnswer,
@@ -21,7 +22,6 @@ from digest.writers.llm.schemas import (
     TrendsAnswer,
     WatchListAnswer,
 )
-from digest.writers.spans import item_ref
 
 _N = TypeVar("_N", bound=Numbered)
 

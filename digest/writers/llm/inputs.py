@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from digest.analysis.types import Analysis
+from digest.llm.cards import Source
 from digest.models import Comment, Item
-from digest.writers.llm.cards import Source
 from digest.writers.llm.schemas import kind_of
 
 # The share of the digest's token budget each kind of section gets.

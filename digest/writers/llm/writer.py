@@ -17,16 +17,17 @@ from pydantic import BaseModel, ValidationError
 
 from digest.analysis.types import Analysis
 from digest.i18n import norm_lang
+from digest.llm import prompts
+from digest.llm.budget import Ledger, plan
+from digest.llm.cards import Card, fit
+from digest.llm.client import ChatClient, LLMFailure
+from digest.llm.grounding import Grounds
+from digest.llm.prompts import Message
+from digest.llm.schema import strict_schema
 from digest.models import Block, Section, Usage, iter_spans
 from digest.writers.base import Writer, Written
-from digest.writers.llm import prompts
 from digest.writers.llm.blocks import Builder, nodes, texts, visible
-from digest.writers.llm.budget import Ledger, plan
-from digest.writers.llm.cards import Card, fit
-from digest.writers.llm.client import ChatClient, LLMFailure
-from digest.writers.llm.grounding import Grounds
 from digest.writers.llm.inputs import WEIGHTS, SectionInput, section_input
-from digest.writers.llm.prompts import Message
 from digest.writers.llm.schemas import (
     ANSWERS,
     ActivityAnswer,
@@ -39,7 +40,6 @@ from digest.writers.llm.schemas import (
     Viewpoint,
     WatchListAnswer,
     kind_of,
-    strict_schema,
 )
 
 log = logging.getLogger(__name__)

@@ -8,22 +8,21 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core import ReportCore
+from bot.commands.runner import ReportCore
 from config.settings import load_config
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.builder import DigestBuilder, DigestRequest
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Digest, Window
-from digest.service import DigestBuilder, DigestRequest
-from digest.store.sqlite import SQLiteStore
 from digest.writers.template import TemplateWriter
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+from tests.support.paths import SAMPLE as DATA
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "vllm-2026-01-31.json"
 REPO = "vllm-project/vllm"
 NOW = datetime(2026, 2, 1, 4, 0, tzinfo=UTC)
 HOSTILE_NUMBER = 33999

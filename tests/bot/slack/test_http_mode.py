@@ -10,8 +10,8 @@ import aiohttp
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
-from bot.core import ReportCore
+from bot.commands import messages
+from bot.commands.runner import ReportCore
 from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.run import HttpServer
 from digest.errors import ConfigError

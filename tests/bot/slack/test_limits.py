@@ -9,16 +9,16 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.limits import violations
-from bot.slack.poster import SlackPoster
+from bot.slack.post import SlackPoster
 from bot.slack.render import render_slack
 from config.settings import load_config
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.builder import DigestRequest
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Digest, Window
-from digest.service import DigestRequest
-from digest.store.sqlite import SQLiteStore
 from tests.bot.slack.conftest import REPO, builder
 from tests.fakes.slack import FakeSlack
-from tests.synthetic import DEFAULT_NOW, generate
+from tests.support.synthetic import DEFAULT_NOW, generate
 
 NUMBER = re.compile(r"<https://github\.com/vllm-project/vllm/(?:pull|issues)/(\d+)\|")
 

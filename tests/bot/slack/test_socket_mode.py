@@ -10,9 +10,9 @@ import pytest
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
-from bot.core import ReportCore
-from bot.grammar import AskCommand, DigestCommand
+from bot.commands import messages
+from bot.commands.grammar import AskCommand, DigestCommand
+from bot.commands.runner import ReportCore
 from bot.slack import build_slack_app, run_socket_mode, slack_bot
 from digest.models import Answer, Digest
 from tests.bot.slack.conftest import HOSTILE_NUMBER, NOW, eventually, logged

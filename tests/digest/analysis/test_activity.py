@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from digest.analysis.activity import activity
 from digest.analysis.counts import lists
-from tests.digest.analysis.sample import (
+from tests.support.analysis_sample import (
     START,
     WINDOW,
     make_comment,

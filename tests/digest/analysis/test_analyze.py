@@ -10,8 +10,8 @@ from digest.analysis.analyze import active_items, analyze
 from digest.analysis.types import Analysis, WindowData
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Counts, Window
-from tests.digest.analysis.sample import REPO, REPO_URL, rocm, sample_analysis, sample_data
-from tests.synthetic import DEFAULT_NOW, Dataset, generate
+from tests.support.analysis_sample import REPO, REPO_URL, rocm, sample_analysis, sample_data
+from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 
 @cache

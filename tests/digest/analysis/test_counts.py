@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from digest.analysis.counts import count, lists
 from digest.models import Counts, ItemState
-from tests.digest.analysis.sample import START, WINDOW, make_item, sample_data
+from tests.support.analysis_sample import START, WINDOW, make_item, sample_data
 
 END = WINDOW.end
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from digest.analysis.hot import hot_discussions
-from tests.digest.analysis.sample import START, WINDOW, make_comment, make_item, sample_data
+from tests.support.analysis_sample import START, WINDOW, make_comment, make_item, sample_data
 
 
 def test_bots_do_not_rank_or_participate() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from digest.analysis.topics import group_of, match_topic, match_topics
 from digest.models import Item
-from tests.digest.analysis.sample import make_item, rocm, sample_data
+from tests.support.analysis_sample import make_item, rocm, sample_data
 
 CUDA_LOG = "\n".join(
     [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from digest.analysis.trends import mentions, trends
-from tests.digest.analysis.sample import make_item, sample_analysis
+from tests.support.analysis_sample import make_item, sample_analysis
 
 
 def test_a_term_needs_two_items() -> None:

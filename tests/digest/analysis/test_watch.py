@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from digest.analysis.watch import watch_reason, worth_watching
-from tests.digest.analysis.sample import START, make_item, sample_analysis
+from tests.support.analysis_sample import START, make_item, sample_analysis
 
 
 def test_reasons() -> None:

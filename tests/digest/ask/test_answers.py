@@ -11,13 +11,13 @@ from digest.analysis.analyze import active_items
 from digest.analysis.text import prose_lines
 from digest.ask import Asker
 from digest.ask.terms import mentions
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.builder import load_window
 from digest.errors import SourceUnavailable
+from digest.mirror.store import SyncState
 from digest.models import BulletList, Item, ItemRef, Paragraph, Subheading, Text, Window
-from digest.service import load_window
-from digest.store.base import SyncState
-from digest.store.sqlite import SQLiteStore
 from digest.windows import format_window
-from tests.digest.ask.conftest import (
+from tests.digest.conftest import (
     REPO,
     SAMPLE_NOW,
     SAMPLE_ROCM_DAY,
@@ -27,7 +27,7 @@ from tests.digest.ask.conftest import (
     plain,
     sample_rows,
 )
-from tests.synthetic import Dataset
+from tests.support.synthetic import Dataset
 
 
 async def test_rocm_answer_lists_every_rocm_item_of_the_sample_week_and_no_other(

@@ -8,8 +8,8 @@ import re
 from digest.ask import Asker
 from digest.models import Answer
 from digest.render.answer import render_answer_json, render_answer_markdown
-from tests.digest.ask.conftest import SAMPLE_NOW, plain
-from tests.digest.ask.phrases import PIECES
+from tests.digest.conftest import SAMPLE_NOW, plain
+from tests.support.ask_phrases import PIECES
 
 _ALPHABETS = (
     "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789",

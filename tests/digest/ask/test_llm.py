@@ -9,9 +9,9 @@ import openai
 import pytest
 
 from digest.ask.llm import LLMAnswerer
+from digest.backends.sqlite.mirror import SQLiteStore
 from digest.models import BulletList, ItemRef, Paragraph, Text
-from digest.store.sqlite import SQLiteStore
-from tests.digest.ask.conftest import SAMPLE_NOW, SAMPLE_ROCM_WEEK, make_asker, plain
+from tests.digest.conftest import SAMPLE_NOW, SAMPLE_ROCM_WEEK, make_asker, plain
 from tests.fakes.openai_server import (
     Answer,
     ChatRequest,

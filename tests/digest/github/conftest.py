@@ -9,7 +9,7 @@ import pytest
 
 from digest.github.client import GitHubClient
 from tests.fakes.github import FakeGitHub, MutableClock, RecordingSleep
-from tests.synthetic import DEFAULT_NOW
+from tests.support.synthetic import DEFAULT_NOW
 
 
 @pytest.fixture

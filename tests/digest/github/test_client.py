@@ -21,7 +21,7 @@ from tests.fakes.github import (
     issue_row,
     refused_url,
 )
-from tests.synthetic import DEFAULT_NOW
+from tests.support.synthetic import DEFAULT_NOW
 
 REPO = "vllm-project/vllm"
 T0 = DEFAULT_NOW - timedelta(days=1)

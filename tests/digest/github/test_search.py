@@ -9,7 +9,7 @@ import pytest
 from digest.errors import NotFound
 from digest.github.client import GitHubClient
 from tests.fakes.github import FakeGitHub, issue_row
-from tests.synthetic import DEFAULT_NOW
+from tests.support.synthetic import DEFAULT_NOW
 
 REPO = "vllm-project/vllm"
 T0 = DEFAULT_NOW - timedelta(days=30)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from digest.models import Counts
-from tests.synthetic import DEFAULT_NOW, Dataset, generate
+from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 ROCM_WORDS = re.compile(
     r"\b(rocm|amd|aiter|hip|mi300x|mi325x|mi350x|mi355x|gfx90a|gfx942|gfx950|gfx1100|gfx1201|"

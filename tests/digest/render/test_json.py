@@ -7,7 +7,7 @@ import json
 
 from digest.render.json import dumps, to_json
 from digest.render.markdown import render_blocks
-from tests.digest.analysis.sample import build_digest, sample_analysis
+from tests.support.analysis_sample import build_digest, sample_analysis
 
 SECTION_IDS = [
     "summary",

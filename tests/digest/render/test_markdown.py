@@ -19,7 +19,7 @@ from digest.models import (
     UserRef,
 )
 from digest.render.markdown import escape, inline, render_blocks, render_markdown
-from tests.digest.analysis.sample import build_digest, sample_analysis
+from tests.support.analysis_sample import build_digest, sample_analysis
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -23,9 +23,10 @@ from digest.models import (
     Window,
     iter_spans,
 )
-from digest.writers.spans import user_url
+from digest.spans import user_url
 from digest.writers.template import TemplateWriter, section_ids
-from tests.digest.analysis.sample import (
+from tests.digest.test_i18n import EN_HEADINGS, ZH_HEADINGS
+from tests.support.analysis_sample import (
     REPO,
     REPO_URL,
     WINDOW,
@@ -35,8 +36,7 @@ from tests.digest.analysis.sample import (
     sample_analysis,
     window_data,
 )
-from tests.digest.writers.test_i18n import EN_HEADINGS, ZH_HEADINGS
-from tests.synthetic import DEFAULT_NOW, generate
+from tests.support.synthetic import DEFAULT_NOW, generate
 
 ORDER = ["summary", "topic:rocm", "hot", "trends", "key_changes", "activity", "watch", "appendix"]
 LANGS = ("zh", "en")

@@ -11,8 +11,8 @@ import pytest
 from digest.analysis.types import Analysis
 from digest.writers.llm import LLMWriter
 from digest.writers.template import TemplateWriter
-from tests.digest.writers.llm.samples import sample_analysis
 from tests.fakes.openai_server import FakeOpenAI
+from tests.support.llm_samples import sample_analysis
 
 MODEL = "qwen3-8b"
 

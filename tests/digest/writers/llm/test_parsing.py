@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from digest.writers.llm.client import extract_json, looks_refused
-from digest.writers.llm.schemas import ANSWERS, HotAnswer, strict_schema
+from digest.llm.client import extract_json, looks_refused
+from digest.llm.schema import strict_schema
+from digest.writers.llm.schemas import ANSWERS, HotAnswer
 
 
 @pytest.mark.parametrize(

@@ -13,17 +13,11 @@ import pytest
 from config.settings import LLMSettings, load_config
 from digest.analysis.analyze import analyze
 from digest.analysis.types import Analysis
+from digest.llm.budget import estimate_messages
 from digest.models import ItemRef, Section, Text, UserRef, Window, iter_spans
 from digest.writers.base import Written
 from digest.writers.llm import LLMWriter, estimate_tokens
-from digest.writers.llm.budget import estimate_messages
 from tests.digest.writers.llm.conftest import MODEL
-from tests.digest.writers.llm.samples import (
-    one_day_analysis,
-    window_data,
-    window_logins,
-    window_numbers,
-)
 from tests.fakes.openai_server import (
     FakeOpenAI,
     Responder,
@@ -40,6 +34,12 @@ from tests.fakes.openai_server import (
     refusing_text,
     slow,
     status,
+)
+from tests.support.llm_samples import (
+    one_day_analysis,
+    window_data,
+    window_logins,
+    window_numbers,
 )
 
 NARRATIVE = ("summary", "topic:rocm", "hot", "trends", "key_changes", "activity", "watch")

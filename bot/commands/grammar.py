@@ -1,0 +1,260 @@
+"""The command grammar shared by Slack, Discord and the command line.
+
+    today | yesterday | week | Nd | DATE | DATE..DATE      a digest of that window
+    topic NAME [WINDOW]                                     a digest of one focus topic
+    ask QUESTION  (or any text ending in "?")               a short linked answer
+    subscribe [time:HH:MM] [tz:ZONE] [topics:a,b] [writer:template|llm]
+    unsubscribe | subscriptions | help
+Options anywhere: ``repo:owner/name``, ``lang:zh|en``; ``private`` sends the answer by DM.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest.errors import BadWindow
+from digest.github.names import valid_repo
+from digest.windows import parse_day_start
+
+_OPTION = re.compile(r"^(?:--)?([a-z]+)[:=](.*)$", re.I)
+_TOPIC = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+_WINDOW = re.compile(
+    r"^(today|yesterday|week|\d{1,3}d|\d{4}-\d{2}-\d{2}(?:\.\.\d{4}-\d{2}-\d{2})?)$", re.I
+)
+_ZONE = re.compile(r"^[A-Za-z_]+(?:/[A-Za-z0-9_+-]+){0,2}$")
+LANGS = ("zh", "en")
+WRITERS = ("template", "llm")
+MAX_QUESTION = 500
+
+
+class UsageError(ValueError):
+    """The command could not be understood; the message says how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    repo: str | None = None
+    lang: str | None = None
+    private: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DigestCommand:
+    window: str = "today"
+    topics: tuple[str, ...] | None = None
+    writer: str | None = None
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class AskCommand:
+    question: str
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class SubscribeCommand:
+    time: str | None = None
+    timezone: str | None = None
+    topics: tuple[str, ...] | None = None
+    writer: str | None = None
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class UnsubscribeCommand:
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class ListSubscriptionsCommand:
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class HelpCommand:
+    options: Options = Options()
+
+
+Command = (
+    DigestCommand
+    | AskCommand
+    | SubscribeCommand
+    | UnsubscribeCommand
+    | ListSubscriptionsCommand
+    | HelpCommand
+)
+
+
+def _topics(value: str) -> tuple[str, ...]:
+    names = tuple(n.strip().lower() for n in value.split(",") if n.strip())
+    bad = [n for n in names if not _TOPIC.match(n)]
+    if not names or bad:
+        raise UsageError(f"bad topic list {value!r} (use names such as rocm or rocm,tpu)")
+    return names
+
+
+def _looks_like_question(text: str) -> bool:
+    stripped = text.strip()
+    if stripped.endswith(("?", "？")):
+        return True
+    first = stripped.split(maxsplit=1)[0].lower() if stripped else ""
+    if first in {
+        "what",
+        "what's",
+        "whats",
+        "how",
+        "why",
+        "which",
+        "who",
+        "when",
+        "any",
+        "is",
+        "are",
+    }:
+        return True
+    return bool(re.search(r"[\u4e00-\u9fff]", stripped))
+
+
+def parse(text: str) -> Command:
+    """Parse one command line; raises ``UsageError`` with a helpful message."""
+    text = (text or "").strip()
+    if len(text) > 2000:
+        raise UsageError("that command is too long")
+    words = text.split()
+    lead = 0  # options and ``private`` may come before a question too
+    while lead < len(words) and (_OPTION.match(words[lead]) or words[lead].lower() in _PRIVATE):
+        lead += 1
+    first = words[lead].lower() if lead < len(words) else ""
+    if first == "ask" or (
+        first
+        and first not in _KEYWORDS
+        and not _WINDOW.match(first)
+        and _looks_like_question(" ".join(words[lead:]))
+    ):
+        return _parse_ask(" ".join(words[:lead] + words[lead + (first == "ask") :]))
+
+    opts: dict[str, str] = {}
+    private = False
+    rest: list[str] = []
+    for word in words:
+        match = _OPTION.match(word)
+        if match and match[1].lower() in _OPTION_NAMES:
+            key = match[1].lower()
+            if key in opts:
+                raise UsageError(f"the option {key}: is given twice")
+            opts[key] = match[2]
+        elif word.lower() in _PRIVATE:
+            private = True
+        else:
+            rest.append(word)
+    options = _options(opts, private)
+    head = rest[0].lower() if rest else ""
+    args = rest[1:]
+
+    if head in ("help", "-h", "--help"):
+        return HelpCommand(options)
+    if head == "subscriptions":
+        _no_more(args, "subscriptions")
+        return ListSubscriptionsCommand(options)
+    if head == "unsubscribe":
+        _no_more(args, "unsubscribe")
+        return UnsubscribeCommand(options)
+    if head == "subscribe":
+        _no_more(args, "subscribe")
+        return _subscribe(opts, options)
+    _reject(opts, ("time", "tz", "topics"), "only with subscribe")
+    writer = _writer(opts.get("writer"))
+    if head == "topic":
+        if not args:
+            raise UsageError("say which topic, e.g. `topic rocm` or `topic rocm week`")
+        topics = _topics(args[0])
+        window = args[1] if len(args) > 1 else "today"
+        _no_more(args[2:], "topic")
+        return DigestCommand(_window(window), topics, writer, options)
+    if not head:
+        return DigestCommand("today", None, writer, options)
+    _no_more(args, head)
+    return DigestCommand(_window(head), None, writer, options)
+
+
+_PRIVATE = ("private", "dm")
+_KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "topic", *_PRIVATE}
+_OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer"}
+
+
+def _parse_ask(question: str) -> AskCommand:
+    """A question; ``private`` counts as the option before it or right after its "?"."""
+    opts: dict[str, str] = {}
+    kept: list[str] = []
+    private = False
+    for word in question.split():
+        match = _OPTION.match(word)
+        if match and match[1].lower() in ("repo", "lang"):
+            opts[match[1].lower()] = match[2]
+        elif not kept and word.lower() in _PRIVATE:
+            private = True
+        else:
+            kept.append(word)
+    if len(kept) > 1 and kept[-1].lower() in _PRIVATE and kept[-2].endswith(("?", "？")):
+        kept.pop()
+        private = True
+    text = " ".join(kept).strip()
+    if not text:
+        raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
+    if len(text) > MAX_QUESTION:
+        raise UsageError(f"a question is at most {MAX_QUESTION} characters")
+    return AskCommand(text, _options(opts, private))
+
+
+def _options(opts: dict[str, str], private: bool) -> Options:
+    repo = opts.get("repo")
+    if repo is not None and not valid_repo(repo):
+        raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
+    lang = opts.get("lang")
+    if lang is not None:
+        lang = lang.lower()
+        if lang not in LANGS:
+            raise UsageError(f"unknown language {opts['lang']!r} (use zh or en)")
+    return Options(repo, lang, private)
+
+
+def _writer(value: str | None) -> str | None:
+    if value is not None and value.lower() not in WRITERS:
+        raise UsageError(f"unknown writer {value!r} (use template or llm)")
+    return value.lower() if value else None
+
+
+def _window(word: str) -> str:
+    if not _WINDOW.match(word):
+        raise UsageError(
+            f"unknown window {word!r} (try today, yesterday, week, 3d, 2026-03-10 "
+            "or 2026-03-01..2026-03-07)"
+        )
+    return word.lower()
+
+
+def _no_more(args: list[str], command: str) -> None:
+    if args:
+        raise UsageError(f"unexpected {' '.join(args)!r} after {command} (see `help`)")
+
+
+def _reject(opts: dict[str, str], keys: tuple[str, ...], why: str) -> None:
+    for key in keys:
+        if key in opts:
+            raise UsageError(f"the option {key}: works {why}")
+
+
+def _subscribe(opts: dict[str, str], options: Options) -> SubscribeCommand:
+    time = opts.get("time")
+    if time is not None:
+        try:
+            parse_day_start(time)
+        except BadWindow as exc:
+            raise UsageError(str(exc)) from exc
+    zone = opts.get("tz")
+    if zone is not None and not _ZONE.match(zone):
+        raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as Europe/Berlin)")
+    topics = _topics(opts["topics"]) if "topics" in opts else None
+    return SubscribeCommand(time, zone, topics, _writer(opts.get("writer")), options)

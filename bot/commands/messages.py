@@ -1,0 +1,161 @@
+"""Every user-facing message of the chat front ends and the command line, in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Literal
+
+from bot.commands.grammar import UsageError
+from digest.errors import (
+    BadWindow,
+    ConfigError,
+    DigestError,
+    NotFound,
+    RateLimited,
+    SourceUnavailable,
+    StateUnavailable,
+)
+
+Platform = Literal["slack", "discord"]
+
+_HELP = """\
+{b}vllm-report{b}: what happened in a GitHub repository, in one digest.
+{how}
+
+{b}Digests{b}
+`today` · `yesterday` · `week` · `3d` · `2026-03-10` · `2026-03-01..2026-03-07`
+`topic rocm week`: one focus topic only
+{b}Questions{b}
+`ask what's new in ROCm?` (or mention me with a question)
+{b}Daily posts{b} ({managers})
+`subscribe time:09:00 tz:Europe/Berlin topics:rocm lang:zh` (every option is optional)
+`unsubscribe` · `subscriptions`
+{b}Options anywhere{b}: `repo:owner/name` · `lang:zh` or `lang:en` · `private` (sent to you by \
+direct message)
+"""
+_BOLD = {"slack": "*", "discord": "**"}
+_HOW = {
+    "slack": "Type `/vllm-report` and a command, mention me with one, or send me a direct message.",
+    "discord": (
+        "Use `/vllm-report`, `/vllm-ask`, `/vllm-subscribe`, `/vllm-unsubscribe` and "
+        "`/vllm-subscriptions`, or mention me with a command."
+    ),
+}
+_MANAGERS = {
+    "slack": "workspace admins and owners, and the channel's creator",
+    "discord": "members with the Manage Channels permission",
+}
+_HELP_HINT = {"slack": "`/vllm-report help`", "discord": "`/vllm-help`"}
+
+
+def help_text(platform: Platform) -> str:
+    """The commands, in the platform's own markup and with its way of calling them."""
+    return _HELP.format(b=_BOLD[platform], how=_HOW[platform], managers=_MANAGERS[platform])
+
+
+WORKING = "Working on it… the digest will be posted here in a moment."
+WORKING_PRIVATE = "Working on it… I'll send the digest to you by direct message."
+SENT_PRIVATE = "Sent to you by direct message."
+INTERNAL = (
+    "Something went wrong on our side while building that. It has been logged; please try again."
+)
+NOT_IN_CHANNEL = (
+    "I'm not a member of this channel, so I can't post the digest here. "
+    "Invite me with `/invite @vllm-report`, or add `private` to get it by direct message."
+)
+CANNOT_DM = (
+    "I couldn't send you a direct message. Check that direct messages from apps are allowed."
+)
+NO_SUBSCRIPTIONS = "This channel has no daily digest. Start one with `subscribe`."
+STATE_UNAVAILABLE = (
+    "Subscriptions can't be read or changed right now: the bot's shared storage is "
+    "unreachable. Digests and questions still work; please try again in a few minutes."
+)
+QUIET_DAY = {
+    "en": "Quiet day in {repo}: no new or closed issues or pull requests in {window}.",
+    "zh": "{repo} 今日无动态：{window} 内没有新建或关闭的 Issue 与 PR。",
+}
+LATE_POST = {
+    "en": "Posted late: this daily digest was due at {due}.",
+    "zh": "延迟发布：本期日报原定于 {due} 发布。",
+}
+
+
+def managers_only(platform: Platform) -> str:
+    """The refusal of a subscription change, naming who counts as a channel manager."""
+    return (
+        "Only channel managers can change this channel's subscriptions "
+        f"(here: {_MANAGERS[platform]})."
+    )
+
+
+def usage(error: UsageError, platform: Platform | None = None) -> str:
+    hint = _HELP_HINT[platform] if platform else "`vllm-report --help`"
+    return f"Sorry, I didn't understand that: {error}. Type {hint} for the commands."
+
+
+def rate_limited(error: RateLimited, now: datetime | None = None) -> str:
+    when = ""
+    if error.reset_at is not None:
+        minutes = max(1, round((error.reset_at - (now or datetime.now(UTC))).total_seconds() / 60))
+        when = f" It resets at {error.reset_at:%H:%M} UTC (in about {minutes} min)."
+    hint = (
+        ""
+        if error.authenticated
+        else " Setting GITHUB_TOKEN raises the limit from 60 to 5,000 requests an hour."
+    )
+    return f"GitHub's rate limit is used up.{when}{hint}"
+
+
+def error_text(
+    error: BaseException, now: datetime | None = None, *, platform: Platform | None = None
+) -> str:
+    """The one-line wording of ``error`` shown to a user; never a stack trace."""
+    if isinstance(error, UsageError):
+        return usage(error, platform)
+    if isinstance(error, BadWindow):
+        return f"That window doesn't work: {error}."
+    if isinstance(error, NotFound):
+        return (
+            f"I couldn't find {error.what} on GitHub. "
+            "Check the owner/name spelling (and that it is public)."
+        )
+    if isinstance(error, RateLimited):
+        return rate_limited(error, now)
+    if isinstance(error, SourceUnavailable):
+        return f"GitHub can't be reached right now ({error}). Please try again in a few minutes."
+    if isinstance(error, ConfigError):
+        return f"Configuration problem: {error}."
+    if isinstance(error, StateUnavailable):
+        return STATE_UNAVAILABLE
+    if isinstance(error, DigestError):
+        return f"Couldn't build the digest: {error}."
+    return INTERNAL
+
+
+def subscribed(repo: str, time: str, timezone: str, lang: str) -> str:
+    return f"Subscribed: a daily {repo} digest in {lang} at {time} ({timezone}) in this channel."
+
+
+def unsubscribed(repo: str) -> str:
+    return f"Unsubscribed: no more daily {repo} digests in this channel."
+
+
+def subscriptions_list(entries: Sequence[tuple[str, str, str, str]]) -> str:
+    """The channel's daily digests, one line each from (repo, time, timezone, lang)."""
+    lines = [f"• {repo}: daily at {time} ({zone}) in {lang}" for repo, time, zone, lang in entries]
+    return "Daily digests in this channel:\n" + "\n".join(lines)
+
+
+SUBSCRIPTIONS_OFF = "Daily posts aren't enabled on this bot (it has no subscription store)."
+
+
+def quiet_day(repo: str, window: str, lang: str = "en") -> str:
+    """The one-line daily post of a window with no activity, in the digest's language."""
+    return QUIET_DAY.get(lang, QUIET_DAY["en"]).format(repo=repo, window=window)
+
+
+def late_post(due: str, lang: str = "en") -> str:
+    """The note on a daily digest posted after its time (after downtime or retries)."""
+    return LATE_POST.get(lang, LATE_POST["en"]).format(due=due)

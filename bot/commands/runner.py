@@ -1,0 +1,155 @@
+"""What every front end calls: commands in, digests and answers out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
+
+from bot.commands.grammar import AskCommand, DigestCommand, UsageError
+from config.settings import AppConfig
+from digest.ask import AnswerWriter, Asker, RepoInfo
+from digest.builder import DigestRequest
+from digest.errors import ConfigError
+from digest.github.names import valid_repo
+from digest.mirror.store import Store, Sync
+from digest.models import Answer, Digest, Topic, Window
+from digest.windows import parse_window
+
+BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
+
+ASK_FALLBACK_WINDOW = "7d"
+
+
+def config_fingerprint(config: AppConfig) -> str:
+    """A short hash of the configuration, so cached digests follow configuration changes."""
+    text = json.dumps(config.model_dump(mode="json", exclude={"subscriptions"}), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def user_topics(config: AppConfig, names: Iterable[str]) -> tuple[Topic, ...]:
+    """The topics a user named; one that is not configured is a ``UsageError``."""
+    try:
+        return tuple(config.topic(name) for name in names)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def digest_request(
+    config: AppConfig,
+    window: Window,
+    *,
+    repo: str,
+    lang: str,
+    writer: str,
+    topics: Iterable[str] | None,
+    fingerprint: str,
+) -> DigestRequest:
+    """The request for ``repo`` over ``window``: the named topics, else the repository's own."""
+    return DigestRequest(
+        repo=repo,
+        window=window,
+        lang=lang,
+        writer=writer,
+        topics=user_topics(config, topics) if topics is not None else config.topics_for(repo),
+        display_name=config.display_name(repo),
+        config_fingerprint=fingerprint,
+    )
+
+
+class ReportCore:
+    """Turns parsed commands into digest requests and runs them through ``get_digest``."""
+
+    def __init__(
+        self,
+        *,
+        config: AppConfig,
+        get_digest: BuildFn,
+        clock: Callable[[], datetime],
+        default_writer: str = "template",
+        default_lang: str = "en",
+        store: Store | None = None,
+        sync: Sync | None = None,
+        answerer: AnswerWriter | None = None,
+        web_url: str = "https://github.com",
+    ) -> None:
+        self.config = config
+        self._get_digest = get_digest
+        self._clock = clock
+        self.default_writer = default_writer
+        self.default_lang = default_lang
+        self._fingerprint = config_fingerprint(config)
+        self._asker: Asker | None = None
+        if store is not None:
+            self._asker = Asker(
+                store=store,
+                clock=clock,
+                topics=tuple(self.config.topic(name) for name in self.config.topics),
+                repos=tuple(
+                    RepoInfo(name, self.config.display_name(name), conf.timezone, conf.day_start)
+                    for name, conf in self.config.repos.items()
+                ),
+                default_repo=self.config.default_repo,
+                sync=sync,
+                writer=answerer,
+                web_url=web_url,
+                default_lang=default_lang,
+            )
+
+    def request(
+        self,
+        window_spec: str,
+        *,
+        repo: str | None = None,
+        lang: str | None = None,
+        topics: tuple[str, ...] | None = None,
+        writer: str | None = None,
+        timezone: str | None = None,
+        day_start: str | None = None,
+    ) -> DigestRequest:
+        """The digest request for a window spec with the configured defaults filled in."""
+        name = repo or self.config.default_repo
+        if not valid_repo(name):
+            raise UsageError(f"{name!r} is not a repository (use owner/name)")
+        repo_conf = self.config.repo(name)
+        window = parse_window(
+            window_spec,
+            now=self._clock(),
+            timezone=timezone or repo_conf.timezone,
+            day_start=day_start or repo_conf.day_start,
+        )
+        return digest_request(
+            self.config,
+            window,
+            repo=name,
+            lang=lang or self.default_lang,
+            writer=writer or self.default_writer,
+            topics=topics,
+            fingerprint=self._fingerprint,
+        )
+
+    async def digest(self, command: DigestCommand) -> Digest:
+        """The digest a ``DigestCommand`` asks for."""
+        opts = command.options
+        return await self._get_digest(
+            self.request(
+                command.window,
+                repo=opts.repo,
+                lang=opts.lang,
+                topics=command.topics,
+                writer=command.writer,
+            )
+        )
+
+    async def build(self, request: DigestRequest) -> Digest:
+        return await self._get_digest(request)
+
+    async def ask(self, command: AskCommand) -> Answer:
+        """The linked answer to a question; any question text gets an answer, never an error."""
+        if self._asker is None:
+            raise ConfigError("questions need the mirror, and no store is configured")
+        opts = command.options
+        if opts.repo is not None and not valid_repo(opts.repo):
+            raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
+        return await self._asker.ask(command.question, repo=opts.repo, lang=opts.lang)

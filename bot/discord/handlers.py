@@ -1,0 +1,311 @@
+"""What Discord commands and mentions do: call the core, render, post; errors in shared words."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal, TypeVar
+
+import discord
+
+from bot.commands import messages
+from bot.commands.dispatch import (
+    Core,
+    DigestBuild,
+    Dispatcher,
+    Outcome,
+    Reply,
+    SubscriptionCommand,
+    granted,
+)
+from bot.commands.grammar import AskCommand, Command, DigestCommand, UsageError
+from bot.commands.subscriptions import Subscriptions
+from bot.discord.render import (
+    DiscordPost,
+    MessageSpec,
+    clip,
+    render_answer,
+    render_discord,
+    render_text,
+)
+from digest.errors import DigestError
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+
+T = TypeVar("T")
+Interaction = discord.Interaction[Any]
+
+
+def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
+    """Keyword arguments of ``send`` for a rendered message, never able to mention anyone."""
+    return {
+        "content": spec.content or None,
+        "embeds": [discord.Embed.from_dict(e.to_dict()) for e in spec.embeds],
+        "allowed_mentions": NO_MENTIONS,
+    }
+
+
+def mention_text(content: str, bot_id: int) -> str:
+    """The text of a message with the mentions of the bot removed."""
+    return " ".join(re.sub(rf"<@!?{bot_id}>", " ", content).split())
+
+
+class DiscordFrontEnd:
+    """The behaviour behind every Discord command and mention, a few lines each."""
+
+    def __init__(
+        self, *, core: Core, subscriptions: Subscriptions, clock: Callable[[], datetime]
+    ) -> None:
+        self.core = core
+        self.clock = clock
+        self.dispatch = Dispatcher(core, subscriptions, platform="discord")
+
+    # Slash commands
+
+    async def report(self, interaction: Interaction, command: DigestCommand) -> None:
+        """``/vllm-report``: defer, build, then the parent message and its thread."""
+        build = self.dispatch.build(command)
+        await interaction.response.defer(thinking=True, ephemeral=build.private)
+        digest = await self._guarded(interaction, command, build.run())
+        if digest is not None:
+            await self._deliver(interaction, render_discord(digest), private=build.private)
+
+    async def ask(self, interaction: Interaction, command: AskCommand) -> None:
+        """``/vllm-ask``: a short linked answer as follow-ups."""
+        await interaction.response.defer(thinking=True)
+        answer = await self._guarded(interaction, command, self.dispatch.build(command).run())
+        if answer is not None:
+            await self._deliver_messages(interaction, render_answer(answer))
+
+    async def manage(self, interaction: Interaction, command: SubscriptionCommand) -> None:
+        """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``."""
+        can_manage = interaction.guild_id is None or interaction.permissions.manage_channels
+        try:
+            reply = await self.dispatch.subscription(
+                command, channel=str(interaction.channel_id), can_manage=granted(can_manage)
+            )
+            text, public = reply.text, reply.public
+        except (DigestError, UsageError) as exc:
+            text, public = self._error_text(exc), False
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.command_failed", extra=self._fields(interaction, command))
+            text, public = messages.INTERNAL, False
+        await interaction.response.send_message(
+            text, ephemeral=not public, allowed_mentions=NO_MENTIONS
+        )
+
+    async def help(self, interaction: Interaction) -> None:
+        """``/vllm-help``: the shared help text, only to the user who asked."""
+        first, *rest = render_text(messages.help_text("discord"))
+        await interaction.response.send_message(ephemeral=True, **message_kwargs(first))
+        for spec in rest:
+            await interaction.followup.send(ephemeral=True, **message_kwargs(spec))
+
+    async def refuse(self, interaction: Interaction, error: Exception) -> None:
+        """Answer a command that could not be understood, only to its user."""
+        await interaction.response.send_message(
+            self._error_text(error),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    def _error_text(self, error: Exception) -> str:
+        return messages.error_text(error, now=self.clock(), platform="discord")
+
+    async def _guarded(
+        self, interaction: Interaction, command: Command, work: Awaitable[T]
+    ) -> T | None:
+        """The result of ``work``, or None once a failure has been told to the user."""
+        try:
+            return await work
+        except (DigestError, UsageError) as exc:
+            log.info(
+                "discord.command_refused",
+                extra={**self._fields(interaction, command), "error": type(exc).__name__},
+            )
+            await self._fail(interaction, self._error_text(exc))
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.command_failed", extra=self._fields(interaction, command))
+            await self._fail(interaction, messages.INTERNAL)
+        return None
+
+    async def _fail(self, interaction: Interaction, text: str) -> None:
+        # The first follow-up would replace the "thinking" message and keep its (public) flags,
+        # so remove that message first: the error then reaches only the user who asked.
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.info("discord.original_not_deleted", extra={"interaction_id": interaction.id})
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def _deliver(self, interaction: Interaction, post: DiscordPost, *, private: bool) -> None:
+        if private:
+            said = await self._send_dm(interaction.user, post.messages)
+            if said == messages.SENT_PRIVATE:
+                await interaction.followup.send(said, ephemeral=True, allowed_mentions=NO_MENTIONS)
+            else:
+                await self._fail(interaction, said)
+            return
+        try:
+            parent = await interaction.followup.send(wait=True, **message_kwargs(post.parent))
+        except discord.HTTPException as exc:
+            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
+            await self._fail(interaction, messages.INTERNAL)
+            return
+        # The message returned by a follow-up has no guild: start the thread from the channel.
+        thread = await self._start_thread(interaction.channel, post.thread_name, parent)
+        try:
+            for spec in post.thread:
+                if thread is not None:
+                    await thread.send(**message_kwargs(spec))
+                else:
+                    await interaction.followup.send(**message_kwargs(spec))
+        except discord.HTTPException as exc:
+            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
+            await interaction.followup.send(
+                messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _deliver_messages(
+        self, interaction: Interaction, specs: Sequence[MessageSpec]
+    ) -> None:
+        for spec in specs:
+            await interaction.followup.send(**message_kwargs(spec))
+
+    async def _start_thread(
+        self, channel: Any, name: str, message: discord.abc.Snowflake
+    ) -> discord.Thread | None:
+        if isinstance(channel, discord.Thread):
+            return channel
+        if not isinstance(channel, discord.TextChannel):
+            return None
+        try:
+            return await channel.create_thread(
+                name=name, message=message, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as exc:
+            _http_failed("discord.thread_failed", exc, channel_id=channel.id)
+            return None
+
+    async def _send_dm(
+        self, user: discord.User | discord.Member, specs: Sequence[MessageSpec]
+    ) -> str:
+        """Send ``specs`` to ``user`` by direct message; the words that say how it went."""
+        try:
+            await self._send_all(await user.create_dm(), specs)
+        except discord.Forbidden:
+            return messages.CANNOT_DM
+        except discord.HTTPException as exc:
+            _http_failed("discord.dm_failed", exc, user_id=user.id)
+            return messages.INTERNAL
+        return messages.SENT_PRIVATE
+
+    @staticmethod
+    async def _send_all(
+        channel: discord.abc.Messageable,
+        specs: Sequence[MessageSpec],
+        reference: discord.Message | None = None,
+    ) -> None:
+        for i, spec in enumerate(specs):
+            if i == 0 and reference is not None:
+                await channel.send(
+                    reference=reference, mention_author=False, **message_kwargs(spec)
+                )
+            else:
+                await channel.send(**message_kwargs(spec))
+
+    @staticmethod
+    def _fields(interaction: Interaction, command: Command) -> dict[str, Any]:
+        return {
+            "command": type(command).__name__,
+            "guild_id": interaction.guild_id,
+            "channel_id": interaction.channel_id,
+            "user_id": interaction.user.id,
+        }
+
+    # Mentions and direct messages
+
+    async def on_message(self, message: discord.Message, me: discord.ClientUser) -> None:
+        """Answer a message that mentions the bot (or a DM) in a thread started from it."""
+        if message.author.bot or message.author.id == me.id:
+            return
+        if message.guild is not None and all(u.id != me.id for u in message.mentions):
+            return
+        fields = {
+            "guild_id": message.guild.id if message.guild else None,
+            "channel_id": message.channel.id,
+            "user_id": message.author.id,
+        }
+        text = mention_text(message.content, me.id) or "help"  # a bare mention asks for help
+        try:
+            outcome = await self.dispatch.text(
+                text,
+                channel=str(message.channel.id),
+                can_manage=granted(self._can_manage(message)),
+            )
+            if isinstance(outcome, Reply) and outcome.command is None:
+                log.info("discord.mention_refused", extra={**fields, "error": "UsageError"})
+            await self._answer(message, outcome)
+        except (DigestError, UsageError) as exc:
+            log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
+            await self._reply(message, self._error_text(exc))
+        except discord.HTTPException as exc:
+            _http_failed("discord.post_failed", exc, **fields)
+        except Exception:  # logged with its trace; the user gets the shared words
+            log.exception("discord.mention_failed", extra=fields)
+            await self._reply(message, messages.INTERNAL)
+
+    async def _answer(self, message: discord.Message, outcome: Outcome) -> None:
+        if isinstance(outcome, Reply):
+            await self._reply(message, outcome.text)
+            return
+        async with message.channel.typing():
+            if isinstance(outcome, DigestBuild):
+                post = render_discord(await outcome.run())
+                specs, name = post.messages, post.thread_name
+            else:
+                specs = render_answer(await outcome.run())
+                name = clip(" ".join(outcome.command.question.split()), 100)
+        if outcome.private:
+            await self._reply(message, await self._send_dm(message.author, specs))
+            return
+        target, reference = await self._reply_target(message, name)
+        await self._send_all(target, specs, reference)
+
+    async def _reply_target(
+        self, message: discord.Message, name: str
+    ) -> tuple[discord.abc.Messageable, discord.Message | None]:
+        if isinstance(message.channel, discord.TextChannel):
+            try:
+                thread = await message.create_thread(
+                    name=name or "vllm-report", auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                )
+                return thread, None
+            except discord.HTTPException as exc:
+                _http_failed("discord.thread_failed", exc, channel_id=message.channel.id)
+        return message.channel, message
+
+    async def _reply(self, message: discord.Message, text: str) -> None:
+        await self._send_all(message.channel, render_text(text), message)
+
+    @staticmethod
+    def _can_manage(message: discord.Message) -> bool:
+        if message.guild is None:
+            return True
+        author = message.author
+        channel = message.channel
+        return (
+            isinstance(author, discord.Member)
+            and isinstance(channel, discord.abc.GuildChannel | discord.Thread)
+            and channel.permissions_for(author).manage_channels
+        )
+
+
+def _http_failed(event: str, exc: discord.HTTPException, **fields: Any) -> None:
+    """Log a request Discord refused, with its status and error code."""
+    log.warning(event, extra={**fields, "status": exc.status, "code": exc.code})

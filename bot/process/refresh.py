@@ -1,0 +1,74 @@
+"""Keeps the mirrors fresh in the background, so a command rarely waits for GitHub."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime, timedelta
+
+from digest.errors import DigestError
+from digest.mirror.store import Sync
+from digest.models import Window
+
+log = logging.getLogger(__name__)
+
+ReposFn = Callable[[], Awaitable[Iterable[str]]]
+
+
+class MirrorSync:
+    """Syncs every followed repository's last day every ``interval`` until stopped."""
+
+    def __init__(
+        self,
+        sync: Sync,
+        repos: ReposFn,
+        *,
+        clock: Callable[[], datetime],
+        interval: timedelta = timedelta(minutes=10),
+    ) -> None:
+        self._sync = sync
+        self._repos = repos
+        self._clock = clock
+        self._interval = interval
+        self.counters: Counter[str] = Counter()
+
+    async def sync_once(self) -> None:
+        """One sync of each repository; failures are logged and counted, never raised."""
+        try:
+            names = list(dict.fromkeys(await self._repos()))
+        except DigestError as exc:
+            self.counters["sync_errors"] += 1
+            log.warning("sync.repos_unavailable", extra={"error": str(exc)})
+            return
+        end = self._clock().astimezone(UTC).replace(second=0, microsecond=0)
+        window = Window(end - timedelta(days=1), end, "UTC", "today", ends_now=True)
+        for repo in names:
+            self.counters["sync_requests"] += 1
+            try:
+                await self._sync.ensure(repo, window)
+            except DigestError as exc:
+                self.counters["sync_errors"] += 1
+                log.warning(
+                    "sync.failed",
+                    extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
+                )
+
+    async def run_forever(self, stop: asyncio.Event) -> None:
+        """Sync now, then every ``interval``, until ``stop`` is set."""
+        while not stop.is_set():
+            await self.sync_once()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self._interval.total_seconds())
+
+
+def followed_repos(
+    default_repo: str, configured: Iterable[str], subscribed: Iterable[str]
+) -> list[str]:
+    """The repositories to keep fresh, each once (case-insensitively), in a stable order."""
+    seen: dict[str, str] = {}
+    for name in (default_repo, *configured, *subscribed):
+        seen.setdefault(name.lower(), name)
+    return list(seen.values())

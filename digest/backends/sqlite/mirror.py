@@ -1,0 +1,268 @@
+"""The embedded store: one SQLite file (or ``:memory:``), for the CLI and a single bot process.
+
+Every call runs on one dedicated worker thread that owns the connection, so the event loop
+never blocks on disk and ``:memory:`` databases keep a single connection. Moments are stored
+as integer microseconds since the epoch (UTC); window queries use one index per time column.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from digest.backends.sqlite.worker import SQLiteWorker, write
+from digest.mirror.item_windows import Column, ItemWindows
+from digest.mirror.rows import (
+    comment_from_dict,
+    item_from_dict,
+    opt_micros,
+    opt_moment,
+    to_micros,
+)
+from digest.mirror.store import SyncState
+from digest.models import Comment, Item
+
+SCHEMA_VERSION = 1
+
+_T = TypeVar("_T")
+_CHUNK = 500  # bound parameters per ``IN (...)`` query
+
+_ITEM_COLUMNS = (
+    "repo, number, kind, title, author, author_is_bot, labels, state, state_reason, "
+    "created_at, updated_at, closed_at, merged_at, url, body_excerpt, comments_total, "
+    "draft, author_association"
+)
+_COMMENT_COLUMNS = (
+    "repo, id, item_number, author, author_is_bot, body_excerpt, created_at, updated_at, url"
+)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS items (
+    repo TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    author TEXT NOT NULL,
+    author_is_bot INTEGER NOT NULL,
+    labels TEXT NOT NULL,
+    state TEXT NOT NULL,
+    state_reason TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    closed_at INTEGER,
+    merged_at INTEGER,
+    url TEXT NOT NULL,
+    body_excerpt TEXT NOT NULL,
+    comments_total INTEGER NOT NULL,
+    draft INTEGER NOT NULL,
+    author_association TEXT NOT NULL,
+    PRIMARY KEY (repo, number)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_created ON items (repo, created_at);
+CREATE INDEX IF NOT EXISTS items_closed ON items (repo, closed_at);
+CREATE INDEX IF NOT EXISTS items_merged ON items (repo, merged_at);
+CREATE INDEX IF NOT EXISTS items_updated ON items (repo, updated_at);
+CREATE TABLE IF NOT EXISTS comments (
+    repo TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    item_number INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    author_is_bot INTEGER NOT NULL,
+    body_excerpt TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    PRIMARY KEY (repo, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS comments_created ON comments (repo, created_at);
+CREATE TABLE IF NOT EXISTS sync_state (
+    repo TEXT PRIMARY KEY,
+    items_cursor INTEGER,
+    comments_cursor INTEGER,
+    covered_since INTEGER,
+    synced_at INTEGER,
+    etags TEXT NOT NULL
+);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+def _item_row(item: Item) -> tuple[Any, ...]:
+    return (
+        item.repo,
+        item.number,
+        item.kind.value,
+        item.title,
+        item.author,
+        int(item.author_is_bot),
+        json.dumps(list(item.labels)),
+        item.state.value,
+        item.state_reason,
+        to_micros(item.created_at),
+        to_micros(item.updated_at),
+        opt_micros(item.closed_at),
+        opt_micros(item.merged_at),
+        item.url,
+        item.body_excerpt,
+        item.comments_total,
+        int(item.draft),
+        item.author_association,
+    )
+
+
+def _item(row: sqlite3.Row) -> Item:
+    data = dict(row)
+    data.update(
+        labels=json.loads(row["labels"]),
+        author_is_bot=bool(row["author_is_bot"]),
+        draft=bool(row["draft"]),
+    )
+    return item_from_dict(row["repo"], row["number"], data)
+
+
+def _comment_row(comment: Comment) -> tuple[Any, ...]:
+    return (
+        comment.repo,
+        comment.id,
+        comment.item_number,
+        comment.author,
+        int(comment.author_is_bot),
+        comment.body_excerpt,
+        to_micros(comment.created_at),
+        to_micros(comment.updated_at),
+        comment.url,
+    )
+
+
+def _comment(row: sqlite3.Row) -> Comment:
+    data = dict(row)
+    data["author_is_bot"] = bool(row["author_is_bot"])
+    return comment_from_dict(row["repo"], row["id"], data)
+
+
+def _placeholders(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+# The SQL of each window query; tests read their plans with EXPLAIN QUERY PLAN.
+WINDOW_QUERIES: dict[str, str] = {
+    column: f"SELECT {_ITEM_COLUMNS} FROM items WHERE "
+    f"repo = ? AND {column} >= ? AND {column} < ? ORDER BY {column}, number"
+    for column in ("created_at", "closed_at", "merged_at", "updated_at")
+}
+WINDOW_QUERIES["comments"] = (
+    f"SELECT {_COMMENT_COLUMNS} FROM comments "
+    "WHERE repo = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id"
+)
+
+
+class SQLiteStore(ItemWindows):
+    """A :class:`~digest.mirror.store.Store` in one SQLite database file (or ``":memory:"``)."""
+
+    def __init__(self, path: str) -> None:
+        self._db = SQLiteWorker(path, self._setup)
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        return await self._db.run(fn)
+
+    def _setup(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{self._db.path} has store schema {version}; this version knows {SCHEMA_VERSION}"
+            )
+        if version < SCHEMA_VERSION:
+            conn.executescript(_SCHEMA)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def upsert_items(self, items: Sequence[Item]) -> None:
+        rows = [_item_row(item) for item in items]
+        if rows:
+            sql = f"INSERT OR REPLACE INTO items ({_ITEM_COLUMNS}) VALUES ({_placeholders(18)})"
+            await self._run(lambda conn: write(conn, sql, rows))
+
+    async def upsert_comments(self, comments: Sequence[Comment]) -> None:
+        rows = [_comment_row(comment) for comment in comments]
+        if rows:
+            sql = (
+                f"INSERT OR REPLACE INTO comments ({_COMMENT_COLUMNS}) VALUES ({_placeholders(9)})"
+            )
+            await self._run(lambda conn: write(conn, sql, rows))
+
+    # -- window queries -------------------------------------------------------------------
+
+    async def _items_between(
+        self, column: Column, repo: str, start: datetime, end: datetime
+    ) -> list[Item]:
+        args = (repo, to_micros(start), to_micros(end))
+        sql = WINDOW_QUERIES[column]
+        return await self._run(lambda conn: [_item(r) for r in conn.execute(sql, args)])
+
+    async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
+        args = (repo, to_micros(start), to_micros(end))
+        sql = WINDOW_QUERIES["comments"]
+        return await self._run(lambda conn: [_comment(r) for r in conn.execute(sql, args)])
+
+    async def items_by_number(self, repo: str, numbers: Sequence[int]) -> list[Item]:
+        """The mirrored items among ``numbers``, in the order asked, unknown numbers skipped."""
+        wanted = list(dict.fromkeys(numbers))
+
+        def query(conn: sqlite3.Connection) -> list[Item]:
+            found: dict[int, Item] = {}
+            for i in range(0, len(wanted), _CHUNK):
+                chunk = wanted[i : i + _CHUNK]
+                sql = (
+                    f"SELECT {_ITEM_COLUMNS} FROM items "
+                    f"WHERE repo = ? AND number IN ({_placeholders(len(chunk))})"
+                )
+                for row in conn.execute(sql, (repo, *chunk)):
+                    found[row["number"]] = _item(row)
+            return [found[n] for n in wanted if n in found]
+
+        return await self._run(query) if wanted else []
+
+    # -- sync state -----------------------------------------------------------------------
+
+    async def get_sync_state(self, repo: str) -> SyncState:
+        def query(conn: sqlite3.Connection) -> SyncState:
+            row = conn.execute("SELECT * FROM sync_state WHERE repo = ?", (repo,)).fetchone()
+            if row is None:
+                return SyncState()
+            return SyncState(
+                items_cursor=opt_moment(row["items_cursor"]),
+                comments_cursor=opt_moment(row["comments_cursor"]),
+                covered_since=opt_moment(row["covered_since"]),
+                synced_at=opt_moment(row["synced_at"]),
+                etags=dict(json.loads(row["etags"])),
+            )
+
+        return await self._run(query)
+
+    async def set_sync_state(self, repo: str, state: SyncState) -> None:
+        row = (
+            repo,
+            opt_micros(state.items_cursor),
+            opt_micros(state.comments_cursor),
+            opt_micros(state.covered_since),
+            opt_micros(state.synced_at),
+            json.dumps(state.etags, sort_keys=True),
+        )
+        sql = f"INSERT OR REPLACE INTO sync_state VALUES ({_placeholders(6)})"
+        await self._run(lambda conn: write(conn, sql, [row]))
+
+    async def close(self) -> None:
+        """Close the connection and stop the worker thread; later calls raise."""
+        await self._db.close()
+
+    # -- diagnostics ----------------------------------------------------------------------
+
+    async def query_plan(self, query: str) -> list[str]:
+        """The ``EXPLAIN QUERY PLAN`` lines of one of :data:`WINDOW_QUERIES`."""
+        sql = "EXPLAIN QUERY PLAN " + WINDOW_QUERIES[query]
+        return await self._run(
+            lambda conn: [str(r["detail"]) for r in conn.execute(sql, ("r", 0, 1))]
+        )

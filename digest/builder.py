@@ -1,0 +1,136 @@
+"""The build pipeline: sync the mirror, read the window, analyse, write, assemble a digest."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from digest.analysis.analyze import analyze
+from digest.analysis.types import WindowData
+from digest.errors import ConfigError
+from digest.mirror.store import Store, Sync
+from digest.models import Comment, Digest, Item, Topic, Window
+from digest.writers.base import Writer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class DigestRequest:
+    """Everything that determines one digest."""
+
+    repo: str
+    window: Window
+    lang: str
+    writer: str
+    topics: tuple[Topic, ...]
+    display_name: str = ""
+    config_fingerprint: str = ""
+
+    @property
+    def key(self) -> str:
+        """A stable identity for caching and single-flight builds."""
+        topics = ",".join(t.name for t in self.topics)
+        return (
+            f"{self.repo.lower()}|{self.window.start.isoformat()}|{self.window.end.isoformat()}|"
+            f"{self.window.timezone}|{self.window.label}|{self.lang}|{self.writer}|{topics}|"
+            f"{self.config_fingerprint}"
+        )
+
+
+async def load_window(
+    store: Store, repo: str, window: Window, repo_url: str, synced_at: datetime | None = None
+) -> WindowData:
+    """The items created, closed, merged or commented on in ``window``, and its comments."""
+    start, end = window.start, window.end
+    comments: list[Comment] = await store.comments_created(repo, start, end)
+    found: dict[int, Item] = {}
+    for batch in (
+        await store.items_created(repo, start, end),
+        await store.items_closed(repo, start, end),
+        await store.items_merged(repo, start, end),
+    ):
+        for item in batch:
+            found[item.number] = item
+    missing = sorted({c.item_number for c in comments} - found.keys())
+    if missing:
+        for item in await store.items_by_number(repo, missing):
+            found[item.number] = item
+    items = tuple(sorted(found.values(), key=lambda i: i.number))
+    ordered = tuple(sorted(comments, key=lambda c: (c.created_at, c.id)))
+    return WindowData(repo, repo_url, window, items, ordered, synced_at)
+
+
+class DigestBuilder:
+    """Builds a digest without any caching (the cache wraps this)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        sync: Sync | None,
+        writers: Mapping[str, Writer],
+        clock: Callable[[], datetime],
+        web_url: str = "https://github.com",
+    ) -> None:
+        self._store = store
+        self._sync = sync
+        self._writers = writers
+        self._clock = clock
+        self._web_url = web_url.rstrip("/")
+        self.builds = 0
+
+    @property
+    def writer_names(self) -> Sequence[str]:
+        return tuple(self._writers)
+
+    async def build(self, request: DigestRequest) -> Digest:
+        """Sync, analyse and write the digest that ``request`` describes."""
+        writer = self._writers.get(request.writer)
+        if writer is None:
+            raise ConfigError(
+                f"writer {request.writer!r} is not available "
+                f"(available: {', '.join(self._writers) or 'none'})"
+            )
+        notes: list[str] = []
+        synced_at: datetime | None = None
+        if self._sync is not None:
+            result = await self._sync.ensure(request.repo, request.window)
+            synced_at = result.synced_at
+            notes.extend(result.notes)
+        else:
+            synced_at = (await self._store.get_sync_state(request.repo)).synced_at
+        repo_url = f"{self._web_url}/{request.repo}"
+        data = await load_window(self._store, request.repo, request.window, repo_url, synced_at)
+        analysis = analyze(data, request.topics)
+        written = await writer.write(analysis, request.lang)
+        notes.extend(written.notes)
+        self.builds += 1
+        digest = Digest(
+            repo=request.repo,
+            window=request.window,
+            lang=request.lang,
+            counts=analysis.counts,
+            sections=written.sections,
+            generated_at=self._clock(),
+            synced_at=synced_at,
+            repo_url=repo_url,
+            display_name=request.display_name or request.repo.split("/", 1)[-1],
+            usage=written.usage,
+            notes=tuple(notes),
+            lists=analysis.lists.pairs(),
+        )
+        log.info(
+            "digest.built",
+            extra={
+                "repo": request.repo,
+                "window_start": request.window.start.isoformat(),
+                "window_end": request.window.end.isoformat(),
+                "writer": request.writer,
+                "items": len(data.items),
+                "comments": len(data.comments),
+            },
+        )
+        return digest

@@ -1,0 +1,451 @@
+"""Every fixed string of the report, in Chinese (``zh``) and English (``en``).
+
+Templates hold ``{name}`` placeholders. ``t`` fills them with plain values in one pass (a value
+is never parsed again, so text from GitHub cannot smuggle in a placeholder); writers that mix
+links into a sentence split the raw ``phrase`` with ``digest.spans.compose`` instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from digest.models import Counts, Item, ItemState, Topic
+
+LANGS = ("zh", "en")
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+_HEADINGS: Mapping[str, tuple[str, str]] = {
+    "summary": ("📊 每日开发状态摘要", "📊 Daily summary"),
+    "hot": ("💬 高热度讨论分析", "💬 Hot discussions"),
+    "trends": ("🔥 热门话题与趋势分析", "🔥 Trends"),
+    "key_changes": ("🛠️ 重点技术变更", "🛠️ Key technical changes"),
+    "activity": ("📈 开发活跃度观察", "📈 Activity"),
+    "watch": ("💡 值得关注的问题", "💡 Worth watching"),
+    "appendix": ("📋 附录：详细数据列表", "📋 Appendix"),
+}
+TOPIC_PREFIX = "🎯 "
+
+_COUNT_LABELS: Mapping[str, tuple[str, str]] = {
+    "new_issues": ("新 Issue", "New issues"),
+    "closed_issues": ("关闭 Issue", "Closed issues"),
+    "new_prs": ("新 PR", "New PRs"),
+    "merged_prs": ("合并 PR", "Merged PRs"),
+    "closed_unmerged_prs": ("关闭未合并 PR", "Closed unmerged PRs"),
+}
+_LIST_TITLES: Mapping[str, tuple[str, str]] = {
+    "new_issues": ("新增 Issue", "New issues"),
+    "closed_issues": ("已关闭 Issue", "Closed issues"),
+    "new_prs": ("新增 PR", "New PRs"),
+    "merged_prs": ("已合并 PR", "Merged PRs"),
+    "closed_unmerged_prs": ("关闭但未合并的 PR", "PRs closed without merging"),
+}
+_GROUPS: Mapping[str, tuple[str, str]] = {
+    "performance": ("性能与内核", "Performance & kernels"),
+    "fixes": ("Bug 修复与稳定性", "Bug fixes & stability"),
+    "ecosystem": ("生态与需求", "Ecosystem & requests"),
+}
+_TREND_KINDS: Mapping[str, tuple[str, str]] = {
+    "model": ("模型", "model"),
+    "feature": ("特性", "feature"),
+    "hardware": ("硬件/平台", "hardware"),
+    "theme": ("主题", "theme"),
+}
+# noun: (zh, en singular, en plural)
+_NOUNS: Mapping[str, tuple[str, str, str]] = {
+    "issue": ("{n} 个 Issue", "{n} issue", "{n} issues"),
+    "pr": ("{n} 个 PR", "{n} PR", "{n} PRs"),
+    "item": ("{n} 条", "{n} item", "{n} items"),
+    "comment": ("{n} 条评论", "{n} comment", "{n} comments"),
+    "bot_comment": ("{n} 条机器人评论", "{n} bot comment", "{n} bot comments"),
+    "person": ("{n} 位", "{n} person", "{n} people"),
+    "participant": ("{n} 位参与者", "{n} participant", "{n} participants"),
+    "hour": ("{n} 小时", "{n} hour", "{n} hours"),
+    "day": ("{n} 天", "{n} day", "{n} days"),
+}
+
+# key: (zh, en); the variant for one thing lives under "<key>.one".
+_PHRASES: Mapping[str, tuple[str, str]] = {
+    # report frame
+    "report.title": ("{name} 开发动态报告 - {date}", "{name} Development Report - {date}"),
+    "report.window": ("时间窗口", "Window"),
+    "report.counts": ("统计", "Counts"),
+    "footer.writers": ("撰写", "Written by"),
+    "footer.generated": ("生成于", "Generated"),
+    "footer.synced": ("数据同步于", "Data synced"),
+    "footer.never_synced": ("未同步", "not synced"),
+    "footer.tokens": ("Token 用量", "Tokens"),
+    "footer.notes": ("说明", "Notes"),
+    "footer.source": ("数据来源", "Source"),
+    "common.none": ("无", "None"),
+    "common.more": ("……另有 {n} 条", "… and {n} more"),
+    "common.sep": ("、", ", "),
+    "common.and": ("、", " and "),
+    "common.quote": ("“{text}”", "“{text}”"),
+    "common.colon": ("：", ": "),
+    "common.paren": ("（{text}）", " ({text})"),
+    "common.author": ("作者", "author"),
+    # item states
+    "state.pr.merged": ("已合并", "merged"),
+    "state.pr.open": ("待合并", "open"),
+    "state.pr.draft": ("草稿", "draft"),
+    "state.pr.closed": ("关闭未合并", "closed without merging"),
+    "state.issue.open": ("待解决", "open"),
+    "state.issue.completed": ("已解决", "resolved"),
+    "state.issue.not_planned": ("不计划处理", "closed as not planned"),
+    "state.issue.duplicate": ("重复关闭", "closed as a duplicate"),
+    "state.issue.closed": ("已关闭", "closed"),
+    # summary
+    "summary.volume": (
+        "本时段（{span}）新增 {new_issues}、关闭 {closed_issues} 个；新开 {new_prs}，"
+        "合并 {merged} 个，另有 {unmerged} 个未合并即关闭。",
+        "This window ({span}) saw {new_issues} opened and {closed_issues} closed, and "
+        "{new_prs} opened, {merged} merged and {unmerged} closed without merging.",
+    ),
+    "summary.volume_all_merged": (
+        "本时段（{span}）新增 {new_issues}、关闭 {closed_issues} 个；新开 {new_prs}，"
+        "合并 {merged} 个。",
+        "This window ({span}) saw {new_issues} opened and {closed_issues} closed, and "
+        "{new_prs} opened and {merged} merged.",
+    ),
+    "summary.empty": (
+        "本时段（{span}）没有任何 Issue 或 PR 活动。",
+        "There was no issue or pull request activity in this window ({span}).",
+    ),
+    "summary.focus": ("讨论主要集中在 {terms}。", "Activity centred on {terms}."),
+    "summary.topic": (
+        "{topic}相关动态 {n_items}（{groups}）。",
+        "There were {n} {topic} items ({groups}).",
+    ),
+    "summary.topic.one": (
+        "{topic}相关动态 {n_items}（{groups}）。",
+        "There was 1 {topic} item ({groups}).",
+    ),
+    "summary.topic_none": (
+        "本时段没有{topic}相关动态。",
+        "There were no {topic} items in this window.",
+    ),
+    "summary.merges": ("重点合并包括 {items}。", "Notable merges include {items}."),
+    "summary.merges.one": ("重点合并是 {items}。", "The most notable merge is {items}."),
+    "summary.hot": (
+        "讨论最热烈的是 {item}（窗口内 {n_comments}，{n_people}）。",
+        "The liveliest discussion was {item} ({n_comments} in the window from {n_people}).",
+    ),
+    "summary.watch": (
+        "另有 {n_items}未解决问题值得关注，详见“值得关注的问题”。",
+        "{n_items} still open deserve attention (see Worth watching).",
+    ),
+    "summary.watch.one": (
+        "另有 {n_items}未解决问题值得关注，详见“值得关注的问题”。",
+        "{n_items} still open deserves attention (see Worth watching).",
+    ),
+    "summary.term": ("{term}（{n_items}）", "{term} ({n_items})"),
+    "summary.group": ("{group} {n_items}", "{n} in {group}"),
+    # topic section
+    "topic.intro": (
+        "本时段共有 {n_items}与 {topic}相关的 Issue/PR，按方向分组如下。",
+        "This window has {n} {topic} items, grouped by area below.",
+    ),
+    "topic.intro.one": (
+        "本时段共有 {n_items}与 {topic}相关的 Issue/PR。",
+        "This window has 1 {topic} item.",
+    ),
+    "topic.empty": (
+        "本时段没有与 {topic}相关的 Issue 或 PR。",
+        "This window has no {topic} items.",
+    ),
+    "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, by {author}): {what}"),
+    "topic.takeaway": (
+        "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
+        "Takeaway: {n} {topic} items ({groups}); {status}.",
+    ),
+    "topic.takeaway.one": (
+        "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
+        "Takeaway: 1 {topic} item ({groups}); {status}.",
+    ),
+    "topic.merged": ("{n} 个 PR 已合并", "{n} merged"),
+    "topic.closed": ("{n} 条已关闭", "{n} closed"),
+    "topic.open": ("{n} 条仍在进行中", "{n} still open"),
+    "topic.follow": ("最值得跟进的是 {item}。", "The one to follow is {item}."),
+    "topic.landed": (
+        "最重要的落地变更是 {item}。",
+        "The most significant landed change is {item}.",
+    ),
+    # hot discussions
+    "hot.title": ("{rank} {item}", "{rank} {item}"),
+    "hot.meta": (
+        "{state}，窗口内 {n_comments}，{n_people}",
+        "{state}; {n_comments} in the window from {n_people}",
+    ),
+    "hot.core": ("核心问题：{what}", "Core issue: {what}"),
+    "hot.view": ("{user}（{n_comments}）：{quote}", "{user} ({n_comments}): {quote}"),
+    "hot.view_author": (
+        "{user}（作者，{n_comments}）：{quote}",
+        "{user} (author, {n_comments}): {quote}",
+    ),
+    "hot.contention": (
+        "争议焦点：{user} 提出不同意见——{quote}",
+        "Point of contention: {user} pushes back: {quote}",
+    ),
+    "hot.question": ("待解决的问题：{user} 提问——{quote}", "Open question from {user}: {quote}"),
+    "hot.agreement": (
+        "争议焦点：暂无明显分歧，讨论以补充信息和同步进展为主。",
+        "Point of contention: no clear disagreement; the thread mostly adds information.",
+    ),
+    "hot.status": (
+        "当前状态：{state}；最近发言：{user}。",
+        "Status: {state}; last word from {user}.",
+    ),
+    "hot.empty": (
+        "本时段没有出现多人参与的热烈讨论（窗口内至少 2 条人工评论）。",
+        "No discussion drew two or more human comments in this window.",
+    ),
+    # trends
+    "trends.intro": (
+        "以下主题在本时段的多个条目中反复出现：",
+        "These names recur across several items in this window:",
+    ),
+    "trends.entry": (
+        "{term}（{kind}）：{mix}，包括 {items}",
+        "{term} ({kind}): {mix}, including {items}",
+    ),
+    "trends.mix": ("共 {n_items}，其中 {issues}、{prs}", "{n_items}: {issues} and {prs}"),
+    "trends.merged": ("（已合并 {n} 个）", " ({n} merged)"),
+    "trends.empty": (
+        "本时段没有在两个及以上条目中反复出现的模型、特性或硬件主题。",
+        "No model, feature or hardware name recurs in two or more items in this window.",
+    ),
+    # key changes
+    "changes.intro": (
+        "本时段共合并 {n_prs}，以下是最重要的技术变更：",
+        "{n_prs} merged in this window; the most important technical changes:",
+    ),
+    "changes.entry": ("{item}（{author}）：{what}", "{item} by {author}: {what}"),
+    "changes.entry_bare": ("{item}（{author}）", "{item} by {author}"),
+    "changes.impact": ("影响：{impact}。", "Impact: {impact}."),
+    "changes.touches": ("，涉及 {terms}", "; touches {terms}"),
+    "changes.empty_none": ("本时段没有合并任何 PR。", "No pull request was merged in this window."),
+    "changes.empty": (
+        "本时段共合并 {n_prs}，均为 CI、文档、测试或依赖类改动，没有实质性的技术变更。",
+        "{n_prs} merged in this window, all CI, docs, test or dependency changes; nothing "
+        "substantive to highlight.",
+    ),
+    "impact.perf": ("性能优化", "faster or leaner serving"),
+    "impact.fix": ("修复缺陷、提升稳定性", "fixes a defect and improves stability"),
+    "impact.refactor": ("代码重构，为后续改动铺路", "refactoring that prepares later work"),
+    "impact.support": ("新增功能或能力", "adds a feature or capability"),
+    "impact.support_model": ("新增或完善模型支持", "adds or extends model support"),
+    "impact.support_hardware": ("扩展硬件与平台支持", "extends hardware and platform support"),
+    "impact.issue_fix": ("报告缺陷或稳定性问题", "reports a bug or stability problem"),
+    "impact.issue_perf": ("性能相关的问题或需求", "a performance report or request"),
+    "impact.issue_ask": ("功能需求或生态讨论", "a feature request or ecosystem discussion"),
+    # activity
+    "activity.people": (
+        "本时段有 {n_authors}作者提交了新的 Issue 或 PR，{n_commenters}参与者发表了 {n_comments}。",
+        "{n_authors} opened new issues or PRs, and {n_commenters} posted {n_comments}.",
+    ),
+    "activity.bots": ("另有 {n_bots}未计入。", "{n_bots} are not counted."),
+    "activity.merge": (
+        "PR 合并率 {rate}（合并 {merged} 个，关闭未合并 {unmerged} 个）。",
+        "Merge rate {rate} ({merged} merged, {unmerged} closed without merging).",
+    ),
+    "activity.no_merge": (
+        "本时段没有 PR 被合并或关闭。",
+        "No pull request was merged or closed in this window.",
+    ),
+    "activity.review": (
+        "本时段新开的 {n_prs} 中，仍有 {open} 个待审阅或合并。",
+        "{open} of the {n_prs} opened in this window still await review.",
+    ),
+    "activity.review_none": (
+        "本时段新开的 {n_prs} 均已合并或关闭。",
+        "Every one of the {n_prs} opened in this window is already merged or closed.",
+    ),
+    "activity.review_none.one": (
+        "本时段新开的 {n_prs} 已合并或关闭。",
+        "The one PR opened in this window is already merged or closed.",
+    ),
+    "activity.stale": (
+        "关闭的 {n_issues} 中，有 {stale} 个是因不计划处理或长期无活动而关闭的。",
+        "{stale} of the {n_issues} closed in this window ended as not planned or stale.",
+    ),
+    "activity.top": (
+        "最活跃的贡献者（按新开与合并的 Issue/PR 计）：{users}。",
+        "Most active contributors (items opened or merged): {users}.",
+    ),
+    "activity.top_entry": ("{user}（{n}）", "{user} ({n})"),
+    "activity.talker": ("{user}（{n_items}）", "{user} ({n_items})"),
+    "activity.commenters": ("评论最积极的是 {users}。", "Most active in discussions: {users}."),
+    "activity.first_time": (
+        "首次贡献者：{users}，欢迎加入！",
+        "First-time contributors: {users}, welcome!",
+    ),
+    "activity.empty": (
+        "本时段没有贡献者活动。",
+        "There was no contributor activity in this window.",
+    ),
+    # worth watching
+    "watch.entry": (
+        "{item}（{state}，{author}）：{reason}。",
+        "{item} ({state}, by {author}): {reason}.",
+    ),
+    "watch.empty": (
+        "本时段没有需要特别关注的未解决问题。",
+        "No open item stands out as needing attention in this window.",
+    ),
+    "reason.blocker": (
+        "被标记为阻塞或高优先级，尚未解决",
+        "marked as a blocker or high priority, still open",
+    ),
+    "reason.regression": ("报告了回归问题，尚未解决", "reports a regression and is still open"),
+    "reason.crash": ("报告了崩溃或卡死，尚未解决", "reports a crash or hang and is still open"),
+    "reason.heated": (
+        "窗口内讨论热烈（{n_comments}），尚无结论",
+        "heated discussion in the window ({n_comments}) with no resolution yet",
+    ),
+    "reason.accuracy": ("报告了输出错误或精度问题", "reports wrong or inaccurate output"),
+    "reason.busy_bug": (
+        "累计 {n_comments}，影响面可能较广",
+        "{n_comments} so far, likely affecting many users",
+    ),
+    "reason.rfc": ("设计提案（RFC），等待社区反馈", "a design proposal (RFC) awaiting feedback"),
+    "reason.release_bug": (
+        "针对已发布版本报告的问题，值得尽快确认",
+        "reported against a released version; worth triaging soon",
+    ),
+    "reason.other": ("仍未解决", "still open"),
+    # appendix
+    "appendix.list": ("{title}（{n}）", "{title} ({n})"),
+    "appendix.entry": ("{item} — {author}", "{item} — {author}"),
+}
+
+
+def norm_lang(lang: str) -> str:
+    """``zh`` for any Chinese tag (zh, zh-CN, zh_Hans…), else ``en``."""
+    return "zh" if lang.strip().lower().startswith("zh") else "en"
+
+
+def _pick(pair: tuple[str, str], lang: str) -> str:
+    return pair[0] if norm_lang(lang) == "zh" else pair[1]
+
+
+def phrase(key: str, lang: str, plural: int | None = None) -> str:
+    """The raw template ``key`` in ``lang``; its ``.one`` variant when ``plural == 1``."""
+    if plural == 1 and f"{key}.one" in _PHRASES:
+        key = f"{key}.one"
+    return _pick(_PHRASES[key], lang)
+
+
+def has_phrase(key: str) -> bool:
+    """Whether the catalog holds ``key``."""
+    return key in _PHRASES
+
+
+def fill(template: str, values: Mapping[str, object]) -> str:
+    """``template`` with its placeholders replaced in one pass; unknown ones stay as they are."""
+    return PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
+
+
+def t(key: str, lang: str, plural: int | None = None, /, **values: object) -> str:
+    """The phrase ``key`` in ``lang`` filled with ``values`` (``plural``: see ``phrase``)."""
+    return fill(phrase(key, lang, plural), values)
+
+
+def count_of(n: int, noun: str, lang: str) -> str:
+    """``3 个 Issue`` / ``3 issues``, ``1 person`` / ``2 people``…"""
+    zh, one, many = _NOUNS[noun]
+    template = zh if norm_lang(lang) == "zh" else (one if n == 1 else many)
+    return template.replace("{n}", str(n))
+
+
+def heading(section_id: str, lang: str, topic: Topic | None = None) -> str:
+    """The heading of a section: ``📊 每日开发状态摘要``, ``🎯 AMD/ROCm 生态相关动态``…"""
+    if section_id.startswith("topic:"):
+        if topic is None:
+            return TOPIC_PREFIX + section_id.split(":", 1)[1]
+        return TOPIC_PREFIX + topic_title(topic, lang)
+    return _pick(_HEADINGS[section_id], lang)
+
+
+def topic_title(topic: Topic, lang: str) -> str:
+    """The topic's own title in ``lang`` (``AMD/ROCm 生态相关动态``)."""
+    return topic.title_zh if norm_lang(lang) == "zh" else topic.title_en
+
+
+def topic_noun(topic: Topic, lang: str) -> str:
+    """The topic as a noun for sentences: ``AMD/ROCm 生态`` / ``AMD/ROCm ecosystem``."""
+    title = topic_title(topic, lang).strip()
+    if norm_lang(lang) == "zh":
+        for suffix in ("相关动态", "动态", "相关"):
+            if title.endswith(suffix) and len(title) > len(suffix):
+                return title[: -len(suffix)].strip()
+    return title
+
+
+def report_title(display_name: str, date: str, lang: str) -> str:
+    """``vLLM 开发动态报告 - 2026-03-10`` / ``vLLM Development Report - 2026-03-10``."""
+    return t("report.title", lang, name=display_name, date=date)
+
+
+def count_label(key: str, lang: str) -> str:
+    """The counts-line label of ``key`` (``新 Issue`` / ``New issues``)."""
+    return _pick(_COUNT_LABELS[key], lang)
+
+
+def counts_line(counts: Counts, lang: str) -> str:
+    """``新 Issue 38 | 关闭 Issue 28 | 新 PR 115 | 合并 PR 34 | 关闭未合并 PR 42``."""
+    return " | ".join(f"{count_label(key, lang)} {n}" for key, n in counts.as_dict().items())
+
+
+def list_title(key: str, lang: str) -> str:
+    """The appendix list name of ``key`` (``新增 Issue``, ``关闭但未合并的 PR``…)."""
+    return _pick(_LIST_TITLES[key], lang)
+
+
+def group_title(group: str, lang: str) -> str:
+    """The topic group name: ``性能与内核`` / ``Performance & kernels``…"""
+    return _pick(_GROUPS[group], lang)
+
+
+def trend_kind(kind: str, lang: str) -> str:
+    """The name of a trend kind (model, feature, hardware, theme)."""
+    return _pick(_TREND_KINDS.get(kind, (kind, kind)), lang)
+
+
+def state_of(item: Item, lang: str) -> str:
+    """The item's state as words: ``已合并``, ``closed as not planned``, ``draft``…"""
+    if item.is_pr:
+        if item.is_merged:
+            key = "state.pr.merged"
+        elif item.state is ItemState.OPEN:
+            key = "state.pr.draft" if item.draft else "state.pr.open"
+        else:
+            key = "state.pr.closed"
+    elif item.state is ItemState.OPEN:
+        key = "state.issue.open"
+    else:
+        reason = item.state_reason or ""
+        known = ("completed", "not_planned", "duplicate")
+        key = f"state.issue.{reason}" if reason in known else "state.issue.closed"
+    return phrase(key, lang)
+
+
+def join_words(words: Sequence[str], lang: str) -> str:
+    """``a、b、c`` / ``a, b and c``."""
+    if len(words) <= 1:
+        return "".join(words)
+    sep, last = phrase("common.sep", lang), phrase("common.and", lang)
+    return sep.join(words[:-1]) + last + words[-1]
+
+
+def duration(days: float, lang: str) -> str:
+    """A window length: ``24 小时`` / ``24 hours``, ``7 天`` / ``7 days``."""
+    hours = round(days * 24)
+    if hours % 24 == 0 and hours > 24:
+        return count_of(hours // 24, "day", lang)
+    return count_of(hours, "hour", lang)
+
+
+def percent(value: float) -> str:
+    """``83%``."""
+    return f"{value:.0%}"

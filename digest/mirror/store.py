@@ -1,0 +1,76 @@
+"""The store interface: a mirror of items and comments per repository, plus sync state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from digest.models import Comment, Item, Window
+
+
+@dataclass(frozen=True, slots=True)
+class SyncState:
+    """Where the mirror of one repository stands.
+
+    ``cursor`` is the newest ``updated_at`` seen on each stream; ``covered_since`` is the
+    earliest moment from which the mirror is complete; ``synced_at`` is when the last sync
+    finished.
+    """
+
+    items_cursor: datetime | None = None
+    comments_cursor: datetime | None = None
+    covered_since: datetime | None = None
+    synced_at: datetime | None = None
+    etags: dict[str, str] = field(default_factory=dict)
+
+
+class Store(Protocol):
+    """Mirror storage. Window queries use indexes, never scans of the whole mirror."""
+
+    async def upsert_items(self, items: Sequence[Item]) -> None: ...
+
+    async def upsert_comments(self, comments: Sequence[Comment]) -> None: ...
+
+    async def items_created(self, repo: str, start: datetime, end: datetime) -> list[Item]: ...
+
+    async def items_closed(self, repo: str, start: datetime, end: datetime) -> list[Item]: ...
+
+    async def items_merged(self, repo: str, start: datetime, end: datetime) -> list[Item]: ...
+
+    async def items_updated(self, repo: str, start: datetime, end: datetime) -> list[Item]: ...
+
+    async def comments_created(
+        self, repo: str, start: datetime, end: datetime
+    ) -> list[Comment]: ...
+
+    async def items_by_number(self, repo: str, numbers: Sequence[int]) -> list[Item]: ...
+
+    async def get_sync_state(self, repo: str) -> SyncState: ...
+
+    async def set_sync_state(self, repo: str, state: SyncState) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class SyncResult(Protocol):
+    """What a sync reports: when it finished, visible gaps, and what the store now covers."""
+
+    @property
+    def synced_at(self) -> datetime | None: ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
+    @property
+    def covered_from(self) -> datetime | None:
+        """The earliest moment from which the store answers every window up to now; ``None``
+        when it answers only the window asked for."""
+        ...
+
+
+class Sync(Protocol):
+    """Brings the mirror up to date for a window."""
+
+    async def ensure(self, repo: str, window: Window) -> SyncResult: ...

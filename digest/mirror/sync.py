@@ -1,0 +1,421 @@
+"""Make a repository's mirror cover a window: incremental streams, bounded backfill, search.
+
+The mirror is complete from ``SyncState.covered_since`` up to the stream cursors. A first sync
+backfills from the window's start (at most ``backfill_days`` back); later syncs continue from
+each cursor minus a small overlap, sending the stored ETag (a 304 costs no rate limit). A window
+that reaches back from the mirror extends it (down to the cap). The part of a window before
+the mirror and the cap, or a window wholly older than the mirror, is fetched through the
+Search API, and its comments through the comments stream when that fits the request budget;
+the few older items most discussed in it are then fetched one by one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections import Counter
+from collections.abc import Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Literal
+
+from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
+from digest.errors import NotFound
+from digest.github.client import (
+    PER_PAGE,
+    GitHubClient,
+    ItemKindName,
+    Page,
+    SearchField,
+    github_time,
+)
+from digest.github.parse import comment_from_api, item_from_api, parse_time
+from digest.mirror.store import Store, SyncState
+from digest.models import Item, Window
+
+log = logging.getLogger(__name__)
+
+Stream = Literal["issues", "comments"]
+# A searched window is trusted this long even without a mirror tracking later changes.
+SEARCH_FRESH = timedelta(minutes=10)
+# Requests kept in hand when spending the rate limit on old comments.
+RESERVE = 2
+MAX_MARKERS = 32
+# Old comments are read this far past the window, to keep those edited soon after posting.
+EDIT_SLACK = timedelta(hours=6)
+_SECOND = timedelta(seconds=1)
+_QUERIES: tuple[tuple[ItemKindName, SearchField], ...] = (
+    ("issue", "created"),
+    ("issue", "closed"),
+    ("pr", "created"),
+    ("pr", "closed"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one ``ensure`` did: requests, distinct items and comments stored, visible gaps.
+
+    ``covered_from`` is the earliest moment from which the store now answers every window up
+    to now (``None`` when only the window asked for was fetched, through the Search API).
+    """
+
+    requests: int
+    items: int
+    comments: int
+    synced_at: datetime | None
+    used_search: bool = False
+    notes: tuple[str, ...] = ()
+    covered_from: datetime | None = None
+
+
+@dataclass(slots=True)
+class _Tally:
+    items: set[int] = field(default_factory=set)  # numbers upserted
+    comments: set[int] = field(default_factory=set)  # comment ids upserted
+    used_search: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class Syncer:
+    """Keeps the store's mirror of each repository in step with GitHub."""
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        store: Store,
+        *,
+        clock: Callable[[], datetime],
+        backfill_days: int = 14,
+        overlap: timedelta = timedelta(minutes=2),
+        web_url: str = "https://github.com",
+        old_comment_pages: int = 20,
+    ) -> None:
+        self._client = client
+        self._store = store
+        self._clock = clock
+        self._backfill = timedelta(days=backfill_days)
+        self._overlap = overlap
+        self._web_url = web_url
+        self._old_comment_pages = old_comment_pages
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def ensure(self, repo: str, window: Window) -> SyncReport:
+        """Sync ``repo`` so that the store answers window queries over ``window``.
+
+        Raises ``NotFound``, ``RateLimited`` or ``SourceUnavailable``; pages stored before
+        an interruption stay stored and the cursors record them.
+        """
+        lock = self._locks.setdefault(repo, asyncio.Lock())
+        async with lock:
+            before = self._client.requests_made
+            tally = _Tally()
+            state, synced_at = await self._ensure(repo, window, tally)
+            covered = state.covered_since
+            if covered is not None and window.end >= covered:  # no gap between window and mirror
+                covered = min(covered, window.start)
+            report = SyncReport(
+                requests=self._client.requests_made - before,
+                items=len(tally.items),
+                comments=len(tally.comments),
+                synced_at=synced_at,
+                used_search=tally.used_search,
+                notes=tuple(tally.notes),
+                covered_from=covered,
+            )
+        log.info(
+            "sync.done",
+            extra={
+                "repo": repo,
+                "requests": report.requests,
+                "items": report.items,
+                "comments": report.comments,
+                "used_search": report.used_search,
+                "covered_since": str(state.covered_since),
+            },
+        )
+        return report
+
+    async def _ensure(
+        self, repo: str, window: Window, tally: _Tally
+    ) -> tuple[SyncState, datetime | None]:
+        now = self._clock()
+        cap = now - self._backfill
+        state = await self._store.get_sync_state(repo)
+        start = max(window.start, cap)
+        covered = state.covered_since
+        if covered is None:
+            if window.end > cap:  # first sync: backfill from the window's start, capped
+                state = await self._mirror(repo, state, start, tally)
+        elif window.end >= covered:  # reaching back from the mirror: extend it, capped
+            state = await self._mirror(repo, state, min(covered, start), tally)
+        else:  # entirely older than the mirror: keep the mirror current, search the window
+            state = await self._mirror(repo, state, covered, tally)
+        synced_at = state.synced_at
+        search_end = (
+            window.end if state.covered_since is None else min(window.end, state.covered_since)
+        )
+        if window.start < search_end:
+            state = await self._old_window(repo, state, window.start, search_end, tally)
+            synced_at = self._clock()
+        return state, synced_at
+
+    # -- the mirror -------------------------------------------------------------------------
+
+    async def _mirror(
+        self, repo: str, state: SyncState, since: datetime, tally: _Tally
+    ) -> SyncState:
+        """Stream both endpoints so the mirror covers ``[since, now)``."""
+        extend = state.covered_since is not None and since < state.covered_since
+        if state.covered_since is None:
+            state = replace(state, covered_since=since)
+        items_since = self._since(state, "issues", since, extend)
+        comments_since = self._since(state, "comments", since, extend)
+        state = await self._stream(repo, "issues", items_since, state, tally)
+        state = await self._stream(repo, "comments", comments_since, state, tally)
+        if extend:
+            state = replace(state, covered_since=since)
+        state = replace(state, synced_at=self._clock())
+        await self._store.set_sync_state(repo, state)
+        return state
+
+    def _since(self, state: SyncState, stream: Stream, start: datetime, extend: bool) -> datetime:
+        """Where a stream resumes: the cursor less the overlap, or earlier at the start of the
+        last query whose ETag is kept (so an unchanged repository answers 304)."""
+        cursor = state.items_cursor if stream == "issues" else state.comments_cursor
+        if extend or cursor is None:
+            return start
+        since = cursor - self._overlap
+        kept = [parse_time(k.split("=", 1)[1]) for k in state.etags if k.startswith(f"{stream}?")]
+        anchor = max((moment for moment in kept if moment is not None), default=None)
+        return anchor if anchor is not None and anchor <= since else since
+
+    async def _stream(
+        self, repo: str, stream: Stream, since: datetime, state: SyncState, tally: _Tally
+    ) -> SyncState:
+        """One endpoint from ``since``: upsert page by page, advance the cursor, keep an ETag.
+
+        After each full page the query restarts from that page's newest ``updated_at`` (less a
+        second) instead of following the page-number Link: an item updated mid-sync moves to
+        the end of the list and would shift an unseen row onto a page already read. The Link
+        is followed only when one second holds a whole page.
+
+        The ETag of the last query is kept when its answer was one page that was not full:
+        new updates sort last, so a 304 for that query proves nothing changed.
+        """
+        fetch = self._client.issues if stream == "issues" else self._client.comments
+        etag = state.etags.get(_etag_key(stream, since))
+        tail: tuple[datetime, Page] | None = None  # the last query's start and only page
+        cursor: datetime | None = since
+        while cursor is not None:
+            anchor, cursor = cursor, None
+            count = 0
+            async with aclosing(fetch(repo, anchor, etag=etag)) as stream_pages:
+                async for page in stream_pages:
+                    if page.not_modified:
+                        return state
+                    count += 1
+                    tail = (anchor, page) if count == 1 else None
+                    newest = await self._upsert(repo, stream, page, tally)
+                    state = _advance(state, stream, newest)
+                    if not page.has_next:
+                        break
+                    await self._store.set_sync_state(repo, state)
+                    if newest is not None and newest - _SECOND > anchor:
+                        cursor = newest - _SECOND
+                        break
+            etag = None
+        etags = {k: v for k, v in state.etags.items() if not k.startswith(f"{stream}?")}
+        if tail is not None:
+            anchor, page = tail
+            if not page.has_next and len(page.rows) < PER_PAGE and page.etag:
+                etags[_etag_key(stream, anchor)] = page.etag
+        state = replace(state, etags=etags)
+        await self._store.set_sync_state(repo, state)
+        return state
+
+    async def _upsert(
+        self, repo: str, stream: Stream, page: Page, tally: _Tally
+    ) -> datetime | None:
+        """Store one page; returns its newest ``updated_at``."""
+        if stream == "issues":
+            items = [item_from_api(row, repo, self._web_url) for row in page.rows]
+            await self._store.upsert_items(items)
+            tally.items.update(i.number for i in items)
+            return max((i.updated_at for i in items), default=None)
+        comments = [comment_from_api(row, repo, self._web_url) for row in page.rows]
+        await self._store.upsert_comments(comments)
+        tally.comments.update(c.id for c in comments)
+        return max((c.updated_at for c in comments), default=None)
+
+    # -- windows older than the mirror ------------------------------------------------------
+
+    async def _old_window(
+        self, repo: str, state: SyncState, start: datetime, end: datetime, tally: _Tally
+    ) -> SyncState:
+        """Items of ``[start, end)`` through the Search API, comments when within budget."""
+        span = f"{github_time(start)}..{github_time(end)}"
+        items_key, comments_key = f"search {span}", f"old-comments {span}"
+        if not self._trusted(state, "search", start, end):
+            tally.used_search = True
+            if await self._search(repo, start, end, tally):
+                state = _mark(state, items_key, self._clock())
+            else:
+                tally.notes.append(
+                    f"GitHub search gave incomplete results for {span}; counts may be low"
+                )
+        if not self._trusted(state, "old-comments", start, end):
+            complete = await self._old_comments(repo, start, end, tally)
+            await self._discussed_items(repo, start, end, tally)
+            if complete:
+                state = _mark(state, comments_key, self._clock())
+        await self._store.set_sync_state(repo, state)
+        return state
+
+    def _trusted(self, state: SyncState, kind: str, start: datetime, end: datetime) -> bool:
+        """Whether an old window fetched earlier covers ``[start, end)`` and is still current.
+
+        A fetch is current when a mirror has streamed every change since it was made, or it
+        is recent.
+        """
+        for key, value in state.etags.items():
+            fetched = _span_of(key, kind)
+            stamp = parse_time(value) if fetched else None
+            if fetched is None or stamp is None:
+                continue
+            if not (fetched[0] <= start and end <= fetched[1]):
+                continue
+            tracked = state.covered_since is not None and state.covered_since <= stamp
+            if tracked or self._clock() - stamp < SEARCH_FRESH:
+                return True
+        return False
+
+    async def _search(self, repo: str, start: datetime, end: datetime, tally: _Tally) -> bool:
+        """Issues and PRs created or closed in the window (a merge closes its PR too)."""
+        found: dict[int, Item] = {}
+        complete = True
+        for kind, when in _QUERIES:
+            result = await self._client.search(repo, kind=kind, field=when, start=start, end=end)
+            complete = complete and result.complete
+            for row in result.rows:
+                item = item_from_api(row, repo, self._web_url)
+                found[item.number] = item
+        await self._store.upsert_items(list(found.values()))
+        tally.items.update(found)
+        return complete
+
+    async def _discussed_items(
+        self, repo: str, start: datetime, end: datetime, tally: _Tally
+    ) -> None:
+        """Fetch the most discussed items of ``[start, end)`` that the search did not bring.
+
+        An old open item commented on in the window was neither created nor closed in it; one
+        request each brings the few that can rank among the hot discussions.
+        """
+        talk = Counter(
+            c.item_number
+            for c in await self._store.comments_created(repo, start, end)
+            if not c.author_is_bot
+        )
+        ranked = sorted(talk, key=lambda n: (-talk[n], -n))
+        floor = max(MIN_COMMENTS, talk[ranked[HOT_LIMIT - 1]] if len(ranked) >= HOT_LIMIT else 0)
+        wanted = [n for n in ranked if talk[n] >= floor][: 2 * HOT_LIMIT]
+        known = {item.number for item in await self._store.items_by_number(repo, wanted)}
+        missing = [n for n in wanted if n not in known]
+        remaining = self._client.remaining("core")
+        allowed = len(missing) if remaining is None else max(0, remaining - RESERVE)
+        for number in missing[:allowed]:
+            try:
+                row = await self._client.issue(repo, number)
+            except NotFound:  # deleted or transferred since
+                continue
+            await self._store.upsert_items([item_from_api(row, repo, self._web_url)])
+            tally.items.add(number)
+        if allowed < len(missing):
+            tally.notes.append(
+                f"{len(missing) - allowed} items discussed in {github_time(start)}.."
+                f"{github_time(end)} were not fetched (over the request budget); "
+                "hot discussions may be incomplete"
+            )
+
+    async def _old_comments(self, repo: str, start: datetime, end: datetime, tally: _Tally) -> bool:
+        """Comments updated from ``start`` until the stream passes ``end``, within budget.
+
+        The stream runs oldest update first, so reading a little past ``end`` (``EDIT_SLACK``)
+        keeps every comment posted in the window except those edited much later.
+        """
+        budget = self._old_comment_pages
+        remaining = self._client.remaining("core")
+        if remaining is not None:
+            budget = min(budget, remaining - RESERVE)
+        gap = f"{github_time(start)}..{github_time(end)}"
+        if budget <= 0:
+            tally.notes.append(
+                f"comments of {gap} were not fetched (over the request budget); "
+                "hot discussions may be incomplete"
+            )
+            return False
+        pages = 0
+        reached: datetime | None = None
+        async with aclosing(self._client.comments(repo, start)) as stream_pages:
+            async for page in stream_pages:
+                pages += 1
+                reached = await self._upsert(repo, "comments", page, tally) or reached
+                if not page.has_next or (reached is not None and reached >= end + EDIT_SLACK):
+                    return True
+                needed = _pages_needed(start, end + EDIT_SLACK, reached, pages)
+                if needed > budget or pages >= budget:
+                    break
+        shown = github_time(reached) if reached else github_time(start)
+        tally.notes.append(
+            f"comments of {gap} posted after {shown} were not fetched (over the request "
+            "budget); hot discussions may be incomplete"
+        )
+        return False
+
+
+def _pages_needed(start: datetime, end: datetime, reached: datetime | None, pages: int) -> int:
+    """Pages needed to reach ``end`` at the pace of the ``pages`` read so far."""
+    if reached is None or reached <= start:
+        return pages + 1
+    pace = (reached - start) / pages
+    return math.ceil((end - start) / pace)
+
+
+def _etag_key(stream: Stream, since: datetime) -> str:
+    return f"{stream}?since={github_time(since)}"
+
+
+def _advance(state: SyncState, stream: Stream, newest: datetime | None) -> SyncState:
+    if newest is None:
+        return state
+    if stream == "issues":
+        current = state.items_cursor
+        return replace(state, items_cursor=newest if current is None else max(current, newest))
+    current = state.comments_cursor
+    return replace(state, comments_cursor=newest if current is None else max(current, newest))
+
+
+def _span_of(key: str, kind: str) -> tuple[datetime, datetime] | None:
+    """The ``[start, end)`` of a ``"{kind} START..END"`` marker key, else ``None``."""
+    prefix = f"{kind} "
+    if not key.startswith(prefix) or ".." not in key:
+        return None
+    first, _, last = key[len(prefix) :].partition("..")
+    start, end = parse_time(first), parse_time(last)
+    return None if start is None or end is None else (start, end)
+
+
+def _mark(state: SyncState, key: str, moment: datetime) -> SyncState:
+    """Record that an old window was fetched at ``moment``, keeping the newest markers only."""
+    etags = dict(state.etags)
+    etags[key] = github_time(moment)
+    markers = sorted(
+        (k for k in etags if k.startswith(("search ", "old-comments "))),
+        key=lambda k: etags[k],
+    )
+    for stale in markers[:-MAX_MARKERS]:
+        del etags[stale]
+    return replace(state, etags=etags)

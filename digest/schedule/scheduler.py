@@ -1,0 +1,394 @@
+"""The daily poster: every due run of every subscription is posted once, by one replica.
+
+Before posting, a replica claims the run's key (derived from the subscription and its scheduled
+window) in a ledger shared by every replica. A claim expires after ``claim_ttl``, so a replica
+that dies between claiming and posting leaves the run to another replica (or to itself after a
+restart). A failed build or post releases the claim and is retried with capped backoff; runs
+missed during downtime are caught up, flagged late, while they are younger than ``grace``.
+All subscriptions due at the same moment with the same digest request share one build. A
+replica serves only the subscriptions of the ``platforms`` it can post to.
+
+The poster reports when its first message (the parent of the thread) is out, and the run is
+recorded as posted right then: from there on a failure, a cancellation or a crash leaves the
+thread short but never posts the parent again. What remains is the moment between the
+platform accepting the parent and the ledger recording it: a replica that dies exactly there
+cannot be told apart from one that died before posting, and that run is posted again once its
+claim expires. A record that fails (the ledger unreachable) is retried on the next pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from digest.builder import DigestRequest
+from digest.errors import DigestError
+from digest.models import Digest, Window
+from digest.schedule.subscription import Subscription, claim_key, due_runs, next_run, run_window
+
+log = logging.getLogger(__name__)
+
+BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
+RequestFn = Callable[[Subscription, Window], DigestRequest]
+SleepFn = Callable[[float], Awaitable[None]]
+SentFn = Callable[[], Awaitable[None]]
+
+
+class PostFn(Protocol):
+    """Posts ``digest`` (or, when ``quiet``, a one-line quiet-day note) to a subscription.
+
+    The poster awaits ``parent_sent()`` as soon as its first message is out; raising before
+    that means "nothing posted" and the run is retried, raising after it is logged only.
+    """
+
+    async def __call__(
+        self,
+        subscription: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        parent_sent: SentFn,
+    ) -> None: ...
+
+
+class PostLedger(Protocol):
+    """Claims and "posted" markers shared by every replica.
+
+    Expiry follows the ``now`` passed in (the scheduler's clock), so a claim held by a dead
+    replica frees up after ``ttl`` of scheduled time.
+    """
+
+    async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        """Take ``key`` unless it is posted or held by a claim that has not expired."""
+        ...
+
+    async def extend(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        """Renew ``owner``'s claim; false when the claim was lost (expired and taken)."""
+        ...
+
+    async def release(self, key: str, owner: str) -> None:
+        """Drop ``owner``'s claim so the run can be retried; never drops a posted marker."""
+        ...
+
+    async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
+        """Record that the run was posted; kept for ``keep``."""
+        ...
+
+    async def is_posted(self, key: str) -> bool: ...
+
+
+class SubscriptionStore(Protocol):
+    """Where subscriptions live; one per platform, channel and repository."""
+
+    async def all_subscriptions(self) -> list[Subscription]: ...
+
+    async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]: ...
+
+    async def put_subscription(self, subscription: Subscription) -> None: ...
+
+    async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Capped exponential delays between retries of one failed run."""
+
+    first: timedelta = timedelta(minutes=1)
+    factor: float = 2.0
+    cap: timedelta = timedelta(minutes=30)
+
+    def delay(self, attempt: int) -> timedelta:
+        """The delay after the ``attempt``-th failure (1-based)."""
+        return min(self.cap, self.first * self.factor ** max(0, attempt - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One scheduled post of one subscription."""
+
+    subscription: Subscription
+    scheduled: datetime
+    window: Window
+    key: str
+    late: bool
+
+
+def is_quiet(digest: Digest) -> bool:
+    """No new or closed issues or pull requests in the window, and nothing degraded: a digest
+    with notes ("counts may be low") is posted in full, so its notes are seen."""
+    return not digest.notes and not any(digest.counts.as_dict().values())
+
+
+class Scheduler:
+    """Runs the daily posts of every subscription; safe to run on several replicas at once."""
+
+    def __init__(
+        self,
+        *,
+        subscriptions: SubscriptionStore,
+        ledger: PostLedger,
+        request: RequestFn,
+        build: BuildFn,
+        post: PostFn,
+        clock: Callable[[], datetime],
+        sleep: SleepFn = asyncio.sleep,
+        grace: timedelta = timedelta(hours=6),
+        claim_ttl: timedelta = timedelta(minutes=10),
+        late_after: timedelta = timedelta(minutes=10),
+        backoff: Backoff = Backoff(),
+        poll: timedelta = timedelta(minutes=1),
+        owner: str | None = None,
+        platforms: Collection[str] | None = None,
+    ) -> None:
+        self._subscriptions = subscriptions
+        self._ledger = ledger
+        self._request = request
+        self._build = build
+        self._post = post
+        self._clock = clock
+        self._sleep = sleep
+        self.grace = grace
+        self._claim_ttl = claim_ttl
+        self._late_after = late_after
+        self._backoff = backoff
+        self._poll = poll
+        self.owner = owner or uuid.uuid4().hex[:12]
+        self._platforms = frozenset(platforms) if platforms is not None else None
+        self._keep = grace + timedelta(days=2)
+        self._failures: dict[str, tuple[int, datetime]] = {}  # key -> (attempts, retry at)
+        self._posted: dict[str, datetime] = {}  # key -> scheduled moment, known posted
+        self._unrecorded: dict[str, Run] = {}  # posted, but the ledger did not record it yet
+        self._next_due: datetime | None = None
+        self.counters: Counter[str] = Counter()
+        self.subscription_count = 0
+        self.last_tick: datetime | None = None
+
+    async def due(self) -> list[Run]:
+        """The runs that are due now, not posted and not waiting for a retry."""
+        now = self._clock()
+        subs = [
+            s
+            for s in await self._subscriptions.all_subscriptions()
+            if self._platforms is None or s.platform in self._platforms
+        ]
+        self.subscription_count = len(subs)
+        self._next_due = min((next_run(s, now) for s in subs), default=None)
+        runs: list[Run] = []
+        for sub in subs:
+            for scheduled in due_runs(sub, now, self.grace):
+                window = run_window(sub, scheduled)
+                key = claim_key(sub, window)
+                failed = self._failures.get(key)
+                if key in self._posted or (failed is not None and failed[1] > now):
+                    continue
+                if await self._ledger.is_posted(key):
+                    self._posted[key] = scheduled
+                    continue
+                late = now - scheduled > self._late_after
+                runs.append(Run(sub, scheduled, window, key, late))
+        return runs
+
+    async def tick(self) -> int:
+        """One pass: claim, build and post every due run. Returns the number of posts made."""
+        for run in list(self._unrecorded.values()):
+            await self._mark_posted(run)
+        groups: dict[DigestRequest, list[Run]] = {}
+        for run in await self.due():
+            try:
+                request = self._request(run.subscription, run.window)
+            except (DigestError, ValueError) as exc:
+                log.error(
+                    "schedule.bad_subscription",
+                    extra={"subscription": run.subscription.id, "error": str(exc)},
+                )
+                self._failed(run)
+                continue
+            groups.setdefault(request, []).append(run)
+        posted = await asyncio.gather(*(self._serve(req, runs) for req, runs in groups.items()))
+        self._forget_old()
+        self.last_tick = self._clock()
+        return sum(posted)
+
+    async def _serve(self, request: DigestRequest, runs: list[Run]) -> int:
+        """Claim, build once and post one group; never raises but for cancellation."""
+        claimed: list[Run] = []
+        try:
+            for run in runs:
+                if await self._ledger.claim(run.key, self.owner, self._clock(), self._claim_ttl):
+                    claimed.append(run)
+            if not claimed:
+                return 0
+            try:
+                digest = await self._build(request)
+            except Exception:
+                log.exception(
+                    "schedule.build_failed", extra={"repo": request.repo, "runs": len(claimed)}
+                )
+                self.counters["build_errors"] += 1
+                for run in claimed:
+                    self._failed(run)
+                await self._release_all(claimed)
+                return 0
+            self.counters["digests_built"] += 1
+            quiet = is_quiet(digest)
+            results = await asyncio.gather(*(self._post_one(run, digest, quiet) for run in claimed))
+            return sum(results)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._release_all(claimed))
+            raise
+        except DigestError as exc:  # the ledger is unreachable: claims expire, runs come back
+            self._state_failed("claim", exc)
+            await self._release_all(claimed)
+            return 0
+
+    async def _post_one(self, run: Run, digest: Digest, quiet: bool) -> int:
+        """Post one claimed run; never raises but for cancellation."""
+        try:
+            kept = await self._ledger.extend(run.key, self.owner, self._clock(), self._claim_ttl)
+        except DigestError as exc:
+            self._state_failed("extend", exc)
+            return 0
+        if not kept:
+            log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
+            self.counters["claims_lost"] += 1
+            return 0
+        recorded = False
+
+        async def parent_sent() -> None:
+            nonlocal recorded
+            if not recorded:
+                recorded = True
+                await self._record(run)
+
+        try:
+            await self._post(
+                run.subscription, digest, late=run.late, quiet=quiet, parent_sent=parent_sent
+            )
+        except asyncio.CancelledError:
+            if not recorded:
+                await asyncio.shield(self._release_all([run]))
+            raise
+        except Exception:
+            if not recorded:
+                log.exception(
+                    "schedule.post_failed",
+                    extra={"subscription": run.subscription.id, "key": run.key},
+                )
+                self.counters["post_errors"] += 1
+                self._failed(run)
+                await self._release_all([run])
+                return 0
+            log.exception(  # the parent is out: the run stays posted, its thread is short
+                "schedule.post_incomplete",
+                extra={"subscription": run.subscription.id, "key": run.key},
+            )
+            self.counters["posts_incomplete"] += 1
+        await parent_sent()
+        log.info(
+            "schedule.posted",
+            extra={
+                "subscription": run.subscription.id,
+                "key": run.key,
+                "late": run.late,
+                "quiet": quiet,
+            },
+        )
+        return 1
+
+    async def _record(self, run: Run) -> None:
+        """Remember ``run`` as posted, here and in the ledger, even when cancelled meanwhile."""
+        self._posted[run.key] = run.scheduled  # this replica never posts it again
+        self._failures.pop(run.key, None)
+        self.counters["posts_made"] += 1
+        marking = asyncio.ensure_future(self._mark_posted(run))
+        try:
+            await asyncio.shield(marking)
+        except asyncio.CancelledError:
+            await marking  # the post is out: record it before giving up
+            raise
+
+    async def _mark_posted(self, run: Run) -> None:
+        try:
+            await self._ledger.mark_posted(run.key, self.owner, self._clock(), self._keep)
+        except DigestError as exc:
+            self._unrecorded[run.key] = run  # retried on the next pass
+            self._state_failed("mark_posted", exc)
+        else:
+            self._unrecorded.pop(run.key, None)
+
+    async def _release_all(self, runs: list[Run]) -> None:
+        for run in runs:
+            try:
+                await self._ledger.release(run.key, self.owner)
+            except DigestError as exc:  # the claim expires on its own
+                self._state_failed("release", exc)
+
+    def _state_failed(self, op: str, exc: DigestError) -> None:
+        self.counters["state_errors"] += 1
+        log.warning(
+            "schedule.state_unavailable",
+            extra={"op": op, "error": type(exc).__name__, "detail": str(exc)},
+        )
+
+    def _failed(self, run: Run) -> None:
+        attempts = self._failures[run.key][0] + 1 if run.key in self._failures else 1
+        retry_at = self._clock() + self._backoff.delay(attempts)
+        self._failures[run.key] = (attempts, retry_at)
+        log.info(
+            "schedule.retry_scheduled",
+            extra={
+                "subscription": run.subscription.id,
+                "attempt": attempts,
+                "retry_at": retry_at.isoformat(),
+            },
+        )
+
+    def _forget_old(self) -> None:
+        horizon = self._clock() - self._keep
+        for key, (_, retry_at) in list(self._failures.items()):
+            if retry_at < horizon:
+                del self._failures[key]
+        for key, scheduled in list(self._posted.items()):
+            if scheduled < horizon:
+                del self._posted[key]
+                self._unrecorded.pop(key, None)
+
+    def next_wake(self) -> datetime:
+        """When the next pass should run: the next run, a retry, or the polling interval."""
+        now = self._clock()
+        moments = [now + self._poll]
+        if self._next_due is not None:
+            moments.append(self._next_due)
+        moments.extend(at for _, at in self._failures.values() if at > now)
+        return min(moments)
+
+    async def run_forever(self, stop: asyncio.Event) -> None:
+        """Tick until ``stop`` is set; a pass in progress finishes before returning."""
+        while not stop.is_set():
+            try:
+                await self.tick()
+            except DigestError as exc:  # shared state unreachable: try again next time
+                log.warning(
+                    "schedule.tick_failed", extra={"error": type(exc).__name__, "detail": str(exc)}
+                )
+                self.counters["tick_errors"] += 1
+            except Exception:
+                log.exception("schedule.tick_failed")
+                self.counters["tick_errors"] += 1
+            delay = max(0.0, (self.next_wake() - self._clock()).total_seconds())
+            await self._wait(stop, delay)
+
+    async def _wait(self, stop: asyncio.Event, seconds: float) -> None:
+        sleeper = asyncio.ensure_future(self._sleep(seconds))
+        stopper = asyncio.ensure_future(stop.wait())
+        _, pending = await asyncio.wait({sleeper, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,174 @@
+"""Trends, key technical changes and the worth-watching list of the template writer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from digest.analysis.hot import human_comments
+from digest.analysis.text import strip_tags, words, words_in
+from digest.analysis.topics import group_of
+from digest.analysis.trends import Term, mentions
+from digest.i18n import has_phrase, join_words, phrase, state_of, trend_kind
+from digest.models import Block, BulletList, Inline, Item, Paragraph, Text
+from digest.spans import Part, Spans, join, say, tidy
+from digest.writers.template.context import Context
+
+TREND_REFS = 4
+REF_TITLE_LIMIT = 60
+TOUCHED_TERMS = 3
+
+
+def trends_section(ctx: Context) -> tuple[Block, ...]:
+    """Recurring model, feature, hardware and theme names, each with its items."""
+    lang = ctx.lang
+    if not ctx.analysis.trends:
+        return (Paragraph(say("trends.empty", lang)),)
+    entries: list[Spans] = []
+    for trend in ctx.analysis.trends:
+        refs: list[Spans] = [
+            (ctx.item(item, REF_TITLE_LIMIT),) for item in trend.items[:TREND_REFS]
+        ]
+        extra = len(trend.items) - TREND_REFS
+        if extra > 0:
+            refs.append(say("common.more", lang, n=extra))
+        entries.append(
+            say(
+                "trends.entry",
+                lang,
+                term=Text(trend.term, "bold"),
+                kind=trend_kind(trend.kind, lang),
+                mix=_mix(ctx, trend.items),
+                items=join(refs, lang, last=False),
+            )
+        )
+    return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
+
+
+def _mix(ctx: Context, items: Sequence[Item]) -> Spans:
+    """``共 54 条，其中 12 个 Issue、42 个 PR（已合并 8 个）`` / ``2 PRs (1 merged)``."""
+    prs = [item for item in items if item.is_pr]
+    merged = sum(1 for item in prs if item.is_merged)
+    issues = len(items) - len(prs)
+    if issues and prs:
+        mix = say(
+            "trends.mix",
+            ctx.lang,
+            n_items=ctx.count(len(items), "item"),
+            issues=ctx.count(issues, "issue"),
+            prs=ctx.count(len(prs), "pr"),
+        )
+    else:
+        mix = (Text(ctx.count(len(prs), "pr") if prs else ctx.count(issues, "issue")),)
+    return tidy([*mix, *say("trends.merged", ctx.lang, n=merged)]) if merged else mix
+
+
+_IMPACT_WORDS = (
+    ("fix", words("fix|fixes|fixed|bug|bugfix|crash|regression|hang|error|incorrect|wrong")),
+    ("refactor", words("refactor|refactors|cleanup|clean up|simplify|restructure|deprecate")),
+    (
+        "perf",
+        words(
+            "speed up|speedup|faster|optimize|optimise|optimized|perf|performance"
+            "|throughput|latency|tune|tuned|tuning|fused|fuse|fusion|reduce overhead"
+        ),
+    ),
+    ("support", words("add support|support|enable|enables|introduce|add|adds|new")),
+)
+_GROUP_IMPACT = {"performance": "perf", "fixes": "fix", "ecosystem": "support"}
+
+
+_ISSUE_IMPACT = {"performance": "issue_perf", "fixes": "issue_fix", "ecosystem": "issue_ask"}
+
+
+def impact_kind(item: Item) -> str:
+    """What an item does: a PR's fix, refactor, perf or support (of models, hardware or
+    features) from its title's verbs, else its group; an issue's kind from its group."""
+    if not item.is_pr:
+        return _ISSUE_IMPACT[group_of(item)]
+    title = strip_tags(item.title)
+    kind = next((k for k, verbs in _IMPACT_WORDS if words_in(title, verbs)), None)
+    kind = kind or _GROUP_IMPACT[group_of(item)]
+    if kind == "support":
+        named = {t.kind for t in _title_terms(item)}
+        kind = next((f"support_{k}" for k in ("model", "hardware") if k in named), kind)
+    return kind
+
+
+def _title_terms(item: Item) -> tuple[Term, ...]:
+    return mentions(replace(item, body_excerpt=""))
+
+
+def touched(item: Item, limit: int = TOUCHED_TERMS) -> list[str]:
+    """The model, feature and hardware names an item touches, those in its title first."""
+    found = dict.fromkeys(
+        t.term for t in (*_title_terms(item), *mentions(item)) if t.kind != "theme"
+    )
+    return list(found)[:limit]
+
+
+def impact_text(ctx: Context, item: Item) -> Spans:
+    """``性能优化，涉及 ROCm、Qwen3`` from the title's verbs and the terms it names."""
+    lang = ctx.lang
+    terms = touched(item)
+    touches = say("changes.touches", lang, terms=join_words(terms, lang)) if terms else ()
+    return (Text(phrase(f"impact.{impact_kind(item)}", lang)), *touches)
+
+
+def impact(ctx: Context, item: Item) -> Spans:
+    """``影响：性能优化，涉及 ROCm、Qwen3。``."""
+    return say("changes.impact", ctx.lang, impact=impact_text(ctx, item))
+
+
+def key_changes_section(ctx: Context) -> tuple[Block, ...]:
+    """The most important merged PRs: what changed and its impact."""
+    lang = ctx.lang
+    merged = ctx.analysis.counts.merged_prs
+    changes = ctx.analysis.key_changes
+    if not changes:
+        if not merged:
+            return (Paragraph(say("changes.empty_none", lang)),)
+        return (Paragraph(say("changes.empty", lang, n_prs=ctx.count(merged, "pr"))),)
+    entries: list[Spans] = []
+    for item in changes:
+        what = ctx.what(item)
+        parts: dict[str, Part] = {"item": ctx.item(item), "author": ctx.user(item.author)}
+        line: list[Inline] = list(
+            say("changes.entry", lang, what=what, **parts)
+            if what
+            else say("changes.entry_bare", lang, **parts)
+        )
+        line.append(Text(" " if what else ("。" if lang == "zh" else ". ")))
+        line.extend(impact(ctx, item))
+        entries.append(tidy(line))
+    intro = say("changes.intro", lang, n_prs=ctx.count(merged, "pr"))
+    return (Paragraph(intro), BulletList(tuple(entries)))
+
+
+def watch_section(ctx: Context) -> tuple[Block, ...]:
+    """Open items that deserve attention, each with its reason."""
+    lang = ctx.lang
+    if not ctx.analysis.watch:
+        return (Paragraph(say("watch.empty", lang)),)
+    data = ctx.analysis.data
+    talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
+    entries: list[Spans] = []
+    for watched in ctx.analysis.watch:
+        item = watched.item
+        key = f"reason.{watched.reason}"
+        n = item.comments_total if watched.reason == "busy_bug" else talk[item.number]
+        if not has_phrase(key):
+            key = "reason.other"
+        reason = say(key, lang, n_comments=ctx.count(n, "comment"))
+        entries.append(
+            say(
+                "watch.entry",
+                lang,
+                item=ctx.item(item),
+                state=state_of(item, lang),
+                author=ctx.user(item.author),
+                reason=reason,
+            )
+        )
+    return (BulletList(tuple(entries)),)

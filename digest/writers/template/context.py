@@ -1,0 +1,98 @@
+"""What every template section needs: the analysis, the language and the window's names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest.analysis.analyze import active_items
+from digest.analysis.text import (
+    clean_excerpt,
+    prose_sentences,
+    sentences,
+    shorten,
+    strip_tags,
+    text_lines,
+    word_count,
+)
+from digest.analysis.types import Analysis
+from digest.i18n import count_of, norm_lang
+from digest.models import Comment, Item, ItemRef, UserRef
+from digest.spans import item_ref, user_ref
+
+_COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def _plain(text: str) -> str:
+    return _NOT_ALNUM.sub("", text).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """An analysis seen in one language, with the names a section may mention."""
+
+    analysis: Analysis
+    lang: str
+    numbers: frozenset[int]
+    logins: frozenset[str]
+
+    @property
+    def repo_url(self) -> str:
+        return self.analysis.data.repo_url
+
+    def user(self, login: str) -> UserRef:
+        return user_ref(self.repo_url, login)
+
+    def item(self, item: Item, limit: int = 0) -> ItemRef:
+        return item_ref(item, limit=limit)
+
+    def count(self, n: int, noun: str) -> str:
+        return count_of(n, noun, self.lang)
+
+    def what(self, item: Item, limit: int = 180) -> str:
+        """The first prose sentence of the description that does not repeat the title; ""."""
+        title = _plain(strip_tags(item.title))
+        for sentence in prose_sentences(item.body_excerpt, self.numbers, self.logins):
+            if _plain(sentence) not in title:
+                return shorten(sentence, limit)
+        return ""
+
+    def gist(self, item: Item, limit: int = 180) -> str:
+        """What the item is about: its first sentence, else its title without tags."""
+        return self.what(item, limit) or strip_tags(item.title)
+
+    def comment_sentences(self, comment: Comment) -> list[str]:
+        """The sentences of a comment outside quoted logs, cleaned of unknown names."""
+        lines = [line for line in text_lines(comment.body_excerpt) if not line.startswith(">")]
+        text = clean_excerpt(" ".join(lines), self.numbers, self.logins)
+        return [s for s in sentences(text) if word_count(s) >= 3]
+
+    def quote(self, comment: Comment, limit: int = 180, skip: frozenset[str] = frozenset()) -> str:
+        """A short quote of ``comment``: its first substantive sentence (two when short).
+
+        Sentences in ``skip`` (already quoted elsewhere) are passed over.
+        """
+        found = [
+            s for s in self.comment_sentences(comment) if not _COURTESY.match(s) and s not in skip
+        ]
+        if not found:
+            return ""
+        text = found[0]
+        if len(text) < 60 and len(found) > 1:
+            text = f"{text} {found[1]}"
+        return shorten(text, limit)
+
+
+def context(analysis: Analysis, lang: str) -> Context:
+    """The context of ``analysis`` in ``lang``: the items and people the window knows."""
+    items = active_items(analysis.data)
+    window = analysis.data.window
+    logins = {item.author for item in items}
+    logins.update(c.author for c in analysis.data.comments if window.contains(c.created_at))
+    return Context(
+        analysis=analysis,
+        lang=norm_lang(lang),
+        numbers=frozenset(item.number for item in items),
+        logins=frozenset(logins),
+    )

@@ -1,0 +1,130 @@
+"""A focus-topic section of the template writer: grouped items and a takeaway."""
+
+from __future__ import annotations
+
+from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
+from digest.i18n import group_title, state_of, topic_noun
+from digest.models import (
+    Block,
+    BulletList,
+    Inline,
+    Item,
+    ItemState,
+    Paragraph,
+    Subheading,
+    Text,
+)
+from digest.spans import Part, Spans, join, say, tidy
+from digest.writers.template.changes import impact_text
+from digest.writers.template.context import Context
+from digest.writers.template.overview import topic_groups
+
+GROUP_LIMIT = 12
+_FOLLOW_GROUPS = ("fixes", "ecosystem", "performance")
+
+
+def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
+    """``#N title（state，@author）：what it is about``.
+
+    The explanation is the description's first sentence; when there is none, or ``said``
+    (the explanations already given in the section) holds it, what the item does instead.
+    """
+    item = hit.item
+    what = ctx.what(item)
+    if said is not None:
+        what = "" if what in said else what
+        said.add(what)
+    parts: dict[str, Part] = {
+        "item": ctx.item(item),
+        "state": state_of(item, ctx.lang),
+        "author": ctx.user(item.author),
+    }
+    return say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
+
+
+def _described(ctx: Context, item: Item) -> Spans:
+    """What the item does, as an explanation: ``性能优化，涉及 MoE`` / ``Faster …; touches MoE.``"""
+    spans = impact_text(ctx, item)
+    first = spans[0]
+    if ctx.lang == "zh" or not isinstance(first, Text):
+        return spans
+    return tidy([Text(first.text[:1].upper() + first.text[1:]), *spans[1:], Text(".")])
+
+
+def _follow(match: TopicMatch) -> TopicItem | None:
+    """The open item most worth following: fixes first, then requests, then performance."""
+    for group in _FOLLOW_GROUPS:
+        for hit in match.items:
+            if hit.group == group and hit.item.state is ItemState.OPEN:
+                return hit
+    return None
+
+
+def takeaway(ctx: Context, match: TopicMatch) -> Spans:
+    """The closing 小结 / Takeaway line."""
+    lang = ctx.lang
+    merged = sum(1 for hit in match.items if hit.item.is_merged)
+    still_open = sum(1 for hit in match.items if hit.item.state is ItemState.OPEN)
+    closed = len(match.items) - merged - still_open
+    status = [
+        say(key, lang, n=n)
+        for key, n in (
+            ("topic.merged", merged),
+            ("topic.closed", closed),
+            ("topic.open", still_open),
+        )
+        if n
+    ]
+    groups = topic_groups(ctx, match)
+    first = groups[0] if groups else None
+    if lang == "zh" and isinstance(first, Text) and first.text[:1].isascii():
+        groups = (Text(" "), *groups)  # 其中 Bug 修复…, but 其中性能与内核…
+    out: list[Inline] = list(
+        say(
+            "topic.takeaway",
+            lang,
+            len(match.items),
+            topic=topic_noun(match.topic, lang),
+            n=len(match.items),
+            n_items=ctx.count(len(match.items), "item"),
+            groups=groups,
+            status=join(status, lang, last=False),
+        )
+    )
+    follow = _follow(match)
+    landed = [hit for hit in match.items if hit.item.is_merged]
+    closing: Spans = ()
+    if follow is not None:
+        closing = say("topic.follow", lang, item=ctx.item(follow.item))
+    elif landed:
+        best = max(landed, key=lambda hit: hit.score)
+        closing = say("topic.landed", lang, item=ctx.item(best.item))
+    if closing and lang == "en":
+        out.append(Text(" "))
+    return tidy([*out, *closing])
+
+
+def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
+    """The items of one topic, grouped, each with a one-line explanation, then a takeaway."""
+    lang = ctx.lang
+    noun = topic_noun(match.topic, lang)
+    if not match.items:
+        return (Paragraph(say("topic.empty", lang, topic=noun)),)
+    n = len(match.items)
+    blocks: list[Block] = [
+        Paragraph(say("topic.intro", lang, n, n=n, n_items=ctx.count(n, "item"), topic=noun))
+    ]
+    said: set[str] = set()
+    for group in TOPIC_GROUPS:
+        hits = sorted(
+            (h for h in match.items if h.group == group), key=lambda h: (-h.score, -h.item.number)
+        )
+        if not hits:
+            continue
+        blocks.append(Subheading(group_title(group, lang)))
+        entries = [entry(ctx, hit, said) for hit in hits[:GROUP_LIMIT]]
+        if len(hits) > GROUP_LIMIT:
+            entries.append(say("common.more", lang, n=len(hits) - GROUP_LIMIT))
+        blocks.append(BulletList(tuple(entries)))
+    blocks.append(Paragraph(takeaway(ctx, match)))
+    return tuple(blocks)

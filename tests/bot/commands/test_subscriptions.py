@@ -1,0 +1,208 @@
+"""Subscriptions made in chat reach the scheduler; the configuration file seeds them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.commands import messages
+from bot.commands.dispatch import SubscriptionCommand, SubscriptionCommands
+from bot.commands.grammar import (
+    ListSubscriptionsCommand,
+    Options,
+    SubscribeCommand,
+    UnsubscribeCommand,
+)
+from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
+from bot.daily import DailyPoster, SlackDaily
+from bot.slack import SlackPoster
+from bot.slack.managers import is_manager
+from config.settings import AppConfig, SubscriptionConfig, load_config
+from digest.backends.sqlite.state import SQLiteState
+from digest.models import Window
+from digest.schedule.ledger import StateLedger, StateSubscriptions
+from digest.schedule.scheduler import Scheduler
+from digest.schedule.subscription import Subscription
+from tests.fakes.slack import start_fake_slack, stop_fake_slack
+from tests.support.serve import sample_digest
+
+NOW = datetime(2026, 2, 1, 2, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+async def state() -> AsyncIterator[SQLiteState]:
+    opened = SQLiteState(":memory:", clock=lambda: NOW)
+    yield opened
+    await opened.close()
+
+
+def entry(channel: str = "C1", **kw: object) -> SubscriptionConfig:
+    return SubscriptionConfig.model_validate({"platform": "slack", "channel": channel, **kw})
+
+
+async def test_added_subscription_gets_the_repository_defaults(state: SQLiteState) -> None:
+    """A bare subscribe stores the default repository's daily cut-off and timezone."""
+    store = StateSubscriptions(state)
+    await ChannelSubscriptions(store, load_config(), lambda: NOW).add(entry())
+    (sub,) = await store.all_subscriptions()
+    assert (sub.repo, sub.time, sub.timezone, sub.lang) == (
+        "vllm-project/vllm",
+        "11:21",
+        "Asia/Shanghai",
+        "en",
+    )
+    assert sub.since == NOW and sub.writer is None and sub.topics is None
+
+
+async def test_list_and_remove_by_channel_and_repository(state: SQLiteState) -> None:
+    """A channel lists only its own subscriptions and removes one repository or all."""
+    subs = ChannelSubscriptions(StateSubscriptions(state), load_config(), lambda: NOW)
+    await subs.add(entry("C1"))
+    await subs.add(entry("C1", repo="sgl-project/sglang", time="08:00", timezone="UTC", lang="zh"))
+    await subs.add(entry("C2"))
+    listed = await subs.list("slack", "C1")
+    assert [(s.repo, s.time, s.lang) for s in listed] == [
+        ("sgl-project/sglang", "08:00", "zh"),
+        ("vllm-project/vllm", "11:21", "en"),
+    ]
+    assert await subs.remove("slack", "C1", "SGL-project/sglang") == ["sgl-project/sglang"]
+    assert await subs.remove("slack", "C1") == ["vllm-project/vllm"]
+    assert await subs.list("slack", "C1") == []
+    assert len(await subs.list("slack", "C2")) == 1
+
+
+async def test_resubscribing_replaces_the_subscription(state: SQLiteState) -> None:
+    """Subscribing twice to one repository in one channel keeps one subscription, the last."""
+    subs = ChannelSubscriptions(StateSubscriptions(state), load_config(), lambda: NOW)
+    await subs.add(entry(time="09:00"))
+    await subs.add(entry(time="10:00"))
+    assert [s.time for s in await subs.list("slack", "C1")] == ["10:00"]
+
+
+async def test_configuration_file_seeds_missing_subscriptions_only(state: SQLiteState) -> None:
+    """Seeding stores the file's subscriptions once and never overrides a change made in chat."""
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [
+                {"platform": "slack", "channel": "C1", "time": "09:00"},
+                {"platform": "discord", "channel": "42", "lang": "zh"},
+            ],
+        }
+    )
+    store = StateSubscriptions(state)
+    assert await seed_subscriptions(store, config, lambda: NOW) == 2
+    await ChannelSubscriptions(store, config, lambda: NOW).add(entry(time="07:30"))
+    assert await seed_subscriptions(store, config, lambda: NOW) == 0
+    by_channel = {s.channel: s for s in await store.all_subscriptions()}
+    assert by_channel["C1"].time == "07:30" and by_channel["42"].lang == "zh"
+
+
+async def test_unsubscribing_a_seeded_subscription_survives_a_restart(state: SQLiteState) -> None:
+    """A channel that unsubscribes in chat is not subscribed again by the next start's seeding."""
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [{"platform": "slack", "channel": "C1", "time": "09:00"}],
+        }
+    )
+    store = StateSubscriptions(state)
+    assert await seed_subscriptions(store, config, lambda: NOW) == 1
+    assert await ChannelSubscriptions(store, config, lambda: NOW).remove("slack", "C1") == [
+        "vllm-project/vllm"
+    ]
+    assert await seed_subscriptions(store, config, lambda: NOW) == 0
+    assert await store.all_subscriptions() == []
+
+
+async def test_unusable_seed_entry_is_skipped_and_the_others_are_stored(
+    state: SQLiteState, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unknown topic or a Discord channel name is logged and skipped; the rest is seeded."""
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "subscriptions": [
+                {"platform": "slack", "channel": "C1", "topics": ["no-such-topic"]},
+                {"platform": "discord", "channel": "#general"},
+                {"platform": "discord", "channel": "42"},
+            ],
+        }
+    )
+    store = StateSubscriptions(state)
+    assert await seed_subscriptions(store, config, lambda: NOW) == 1
+    assert [s.channel for s in await store.all_subscriptions()] == ["42"]
+    skipped = [r for r in caplog.records if r.getMessage() == "schedule.seed_skipped"]
+    assert ["no-such-topic" in r.error for r in skipped] == [True, False]  # type: ignore[attr-defined]
+    assert "numeric id" in skipped[1].error  # type: ignore[attr-defined]
+
+
+def test_scheduled_request_follows_configuration_and_available_writers() -> None:
+    """Repository topics by default; an unavailable writer falls back to the default one."""
+    config = load_config()
+    window = Window(NOW - timedelta(days=1), NOW, "Asia/Shanghai")
+    requests = ScheduledRequests(config, default_writer="template", writers=("template",))
+    sub = Subscription(
+        "slack", "C1", "vllm-project/vllm", "11:21", "Asia/Shanghai", writer="llm", lang="zh"
+    )
+    request = requests(sub, window)
+    assert request.writer == "template" and request.lang == "zh"
+    assert [t.name for t in request.topics] == ["rocm"]
+    assert request.display_name == "vLLM" and request.window == window
+
+
+async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteState) -> None:
+    """A `subscribe` in a Slack DM leads to the daily post in that channel at its time."""
+    fake = await start_fake_slack()
+    try:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.api_url)
+        clock = Clock()
+        store = StateSubscriptions(state)
+        commands = SubscriptionCommands(
+            ChannelSubscriptions(store, load_config(), clock), load_config(), platform="slack"
+        )
+
+        async def handle(command: SubscriptionCommand, *, channel: str, user: str) -> str:
+            reply = await commands.reply(
+                command, channel=channel, can_manage=lambda: is_manager(client, channel, user)
+            )
+            return reply.text
+
+        command = SubscribeCommand(time="11:21", timezone="Asia/Shanghai")
+        reply = await handle(command, channel="D0000001", user="U1")
+        assert reply == messages.subscribed("vllm-project/vllm", "11:21", "Asia/Shanghai", "en")
+        listed = await handle(ListSubscriptionsCommand(), channel="D0000001", user="U2")
+        assert "vllm-project/vllm: daily at 11:21 (Asia/Shanghai)" in listed
+
+        async def build(request: object) -> object:
+            return await sample_digest()
+
+        scheduler = Scheduler(
+            subscriptions=store,
+            ledger=StateLedger(state),
+            request=ScheduledRequests(load_config(), default_writer="template"),
+            build=build,  # type: ignore[arg-type]
+            post=DailyPoster({"slack": SlackDaily(SlackPoster(client, pace_s=0.0))}),
+            clock=clock,
+        )
+        assert await scheduler.tick() == 0
+        clock.now = datetime(2026, 2, 1, 3, 21, tzinfo=UTC)
+        assert await scheduler.tick() == 1
+        assert fake.posts[0]["channel"] == "D0000001" and len(fake.posts) > 1
+        gone = await handle(UnsubscribeCommand(Options()), channel="D0000001", user="U1")
+        assert gone == messages.unsubscribed("vllm-project/vllm")
+        clock.now += timedelta(days=1)
+        assert await scheduler.tick() == 0
+    finally:
+        await stop_fake_slack(fake)

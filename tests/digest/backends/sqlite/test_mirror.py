@@ -1,0 +1,87 @@
+"""SQLite specifics: indexes, files, WAL, schema versions."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from digest.backends.sqlite.mirror import SCHEMA_VERSION, WINDOW_QUERIES, SQLiteStore
+from digest.mirror.store import SyncState
+from tests.support.store_samples import REPO, T0, at, comment, item
+
+INDEX_OF = {
+    "created_at": "items_created",
+    "closed_at": "items_closed",
+    "merged_at": "items_merged",
+    "updated_at": "items_updated",
+    "comments": "comments_created",
+}
+
+
+@pytest.mark.parametrize("query", sorted(WINDOW_QUERIES))
+async def test_window_queries_use_their_index(query: str, tmp_path: Path) -> None:
+    """Each window query searches its (repo, time) index and never scans or sorts."""
+    store = SQLiteStore(str(tmp_path / "m.db"))
+    await store.upsert_items([item(n, created_at=at(n)) for n in range(50)])
+    await store.upsert_comments([comment(n, created_at=at(n)) for n in range(50)])
+    plan = " | ".join(await store.query_plan(query))
+    await store.close()
+    assert f"USING INDEX {INDEX_OF[query]}" in plan, plan
+    assert "SCAN" not in plan and "TEMP B-TREE" not in plan, plan
+
+
+async def test_file_store_persists_across_reopen(tmp_path: Path) -> None:
+    """Rows and sync state written to a file are there after reopening it."""
+    path = str(tmp_path / "a" / "b" / "mirror.db")
+    first = SQLiteStore(path)
+    await first.upsert_items([item(1)])
+    await first.set_sync_state(REPO, SyncState(synced_at=T0, etags={"issues": '"x"'}))
+    await first.close()
+    second = SQLiteStore(path)
+    assert await second.items_by_number(REPO, [1]) == [item(1)]
+    assert (await second.get_sync_state(REPO)).etags == {"issues": '"x"'}
+    await second.close()
+
+
+async def test_file_store_uses_wal_and_records_schema_version(tmp_path: Path) -> None:
+    """A file database is in WAL mode and carries the schema version."""
+    path = tmp_path / "m.db"
+    store = SQLiteStore(str(path))
+    await store.upsert_items([item(1)])
+    await store.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    """A database written by a newer version is not silently misread."""
+    path = tmp_path / "m.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    store = SQLiteStore(str(path))
+    with pytest.raises(RuntimeError, match="schema"):
+        await store.items_by_number(REPO, [1])
+    await store.close()
+
+
+async def test_naive_datetimes_are_rejected() -> None:
+    """A naive moment is an error, never a guess at its zone."""
+    store = SQLiteStore(":memory:")
+    with pytest.raises(ValueError, match="naive"):
+        await store.items_created(REPO, datetime(2026, 3, 10), datetime(2026, 3, 11))
+    await store.close()
+
+
+async def test_closed_store_refuses_calls() -> None:
+    """Calls after close raise instead of hanging."""
+    store = SQLiteStore(":memory:")
+    await store.close()
+    await store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await store.items_by_number(REPO, [1])

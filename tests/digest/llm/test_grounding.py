@@ -1,0 +1,110 @@
+"""Grounding: what a model's text may cite, and how its references become links."""
+
+from __future__ import annotations
+
+from digest.llm.grounding import Grounds, mask
+from digest.models import ItemRef, Text, UserRef
+from tests.support.llm_samples import REPO_URL, window_data
+
+GROUNDS = Grounds.of(window_data())
+
+
+def test_known_references_are_grounded() -> None:
+    """Numbers, item URLs and logins of the window pass, whatever the case of the login."""
+    text = f"#36001 by @Alice-AMD fixes {REPO_URL}/issues/36002, see `@torch.compile`; C# too."
+    assert GROUNDS.problems([text]) == []
+
+
+def test_unknown_references_are_problems() -> None:
+    """Unknown numbers, logins, links and platform mentions are each reported once."""
+    text = (
+        "#99999 and #99999, PR 12345, @ghost, https://github.com/other/repo/pull/1, "
+        "https://evil.example/x and <!channel>"
+    )
+    assert GROUNDS.problems([text]) == [
+        "the link https://github.com/other/repo/pull/1 is not an item of the data",
+        "the link https://evil.example/x is not an item of the data",
+        "#99999 is not an item of the data",
+        "#12345 is not an item of the data",
+        "@ghost is not a person in the data",
+        "<!channel> is not allowed",
+    ]
+
+
+def test_other_spellings_of_a_reference_are_checked() -> None:
+    """Cross-repository, glued, full-width, path and scheme-less references are checked too."""
+    for text in (
+        "vllm-project/vllm#99999",
+        "PR#99999",
+        "＃99999",
+        "pull/99999",
+        "issue99999",
+        "github.com/vllm-project/vllm/issues/99999",
+        "www.evil.example/x",
+        "＠ghost",
+    ):
+        assert GROUNDS.problems([text]), text
+    known = "vllm#36001, ＃36002 by ＠carol, github.com/vllm-project/vllm/pull/36003"
+    assert GROUNDS.problems([known]) == []
+
+
+def test_references_inside_chinese_text_are_checked_and_linked() -> None:
+    """Chinese runs straight into references: they are still checked, and linked when known."""
+    for text in (
+        "由@ghost推进",
+        "修复了#99999的问题",
+        "见https://evil.example/x推进",
+        "见issue 99999",
+    ):
+        assert GROUNDS.problems([text]), text
+    spans = GROUNDS.spans("由@carol推进，见#36001中")
+    assert [type(s) for s in spans] == [Text, UserRef, Text, ItemRef, Text]
+    assert GROUNDS.problems(["由@carol推进，见#36001中"]) == []
+
+
+def test_full_width_and_scheme_less_references_are_linked() -> None:
+    """``＃N``, ``＠login`` and a window item's address without ``https://`` become links."""
+    spans = GROUNDS.spans("＃36001 by ＠carol, github.com/vllm-project/vllm/pull/36003")
+    assert [type(s) for s in spans] == [ItemRef, Text, UserRef, Text, ItemRef]
+
+
+def test_emails_and_decorators_are_not_logins() -> None:
+    """``a@b.com`` and ``@torch.compile`` are not mentions of people."""
+    assert GROUNDS.problems(["mail dev@example.com about @torch.compile"]) == []
+
+
+def test_spans_link_items_people_and_keep_code() -> None:
+    """References become ItemRef/UserRef with the data's URLs; backticks become code spans."""
+    spans = GROUNDS.spans(
+        f"**#36001** by @alice-amd: `--enable-prefix-caching`, {REPO_URL}/pull/36003."
+    )
+    assert spans == (
+        ItemRef(36001, f"{REPO_URL}/pull/36001"),
+        Text(" by "),
+        UserRef("alice-amd", "https://github.com/alice-amd"),
+        Text(": "),
+        Text("--enable-prefix-caching", "code"),
+        Text(", "),
+        ItemRef(36003, f"{REPO_URL}/pull/36003"),
+        Text("."),
+    )
+
+
+def test_bot_logins_link_to_their_app_page() -> None:
+    """A bot of the window links where the template writer links it."""
+    (ref,) = [s for s in GROUNDS.spans("@dependabot[bot] bumped torch") if isinstance(s, UserRef)]
+    assert ref.url == "https://github.com/apps/dependabot"
+
+
+def test_mask_hides_what_the_window_does_not_hold() -> None:
+    """Item text loses references outside the window before a model reads it."""
+    text = "cc @ghost, see #12345 and #36001, https://x.example/a, <!here>, thanks @carol"
+    assert (
+        mask(text, GROUNDS) == "cc (user), see (ref) and #36001, (link), (mention), thanks @carol"
+    )
+
+
+def test_mask_hides_other_spellings() -> None:
+    """Glued and scheme-less references outside the window are hidden as well."""
+    text = "dup of vllm-project/vllm#12345, see github.com/x/y/pull/1 and www.x.example; PR#36001"
+    assert mask(text, GROUNDS) == "dup of vllm-project/vllm(ref), see (link) and (link); PR#36001"

@@ -1,0 +1,411 @@
+"""Incremental sync into the SQLite store, against the fake GitHub over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from digest.analysis.hot import hot_discussions
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import load_window
+from digest.errors import NotFound, RateLimited
+from digest.github.client import GitHubClient
+from digest.mirror.gate import SyncGate
+from digest.mirror.sync import Syncer
+from digest.models import Comment, Counts, Item, Window
+from tests.fakes.github import (
+    FakeGitHub,
+    MutableClock,
+    RecordingSleep,
+    comment_row,
+    github_time,
+)
+from tests.support.paths import SAMPLE
+from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
+
+REPO = "vllm-project/vllm"
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+FAR = datetime(2100, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class Rig:
+    """A fake GitHub with a dataset, a client on it, a fresh store and a syncer."""
+
+    fake: FakeGitHub
+    client: GitHubClient
+    store: SQLiteStore
+    syncer: Syncer
+    clock: MutableClock
+    sleep: RecordingSleep
+
+    async def counts(self, window: Window) -> Counts:
+        """The five counts of ``window`` as the mirror answers them."""
+        created = await self.store.items_created(REPO, window.start, window.end)
+        closed = await self.store.items_closed(REPO, window.start, window.end)
+        merged = await self.store.items_merged(REPO, window.start, window.end)
+        return Counts(
+            new_issues=sum(not i.is_pr for i in created),
+            closed_issues=sum(not i.is_pr for i in closed),
+            new_prs=sum(i.is_pr for i in created),
+            merged_prs=sum(i.is_pr for i in merged),
+            closed_unmerged_prs=sum(i.is_pr and i.merged_at is None for i in closed),
+        )
+
+    async def human_comments(self, window: Window) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for c in await self.store.comments_created(REPO, window.start, window.end):
+            if not c.author_is_bot:
+                counts[c.item_number] = counts.get(c.item_number, 0) + 1
+        return counts
+
+    async def snapshot(self) -> tuple[list[Item], list[Comment]]:
+        """Everything mirrored, in a stable order."""
+        items = await self.store.items_updated(REPO, EPOCH, FAR)
+        comments = await self.store.comments_created(REPO, EPOCH, FAR)
+        return sorted(items, key=lambda i: i.number), sorted(comments, key=lambda c: c.id)
+
+
+RigFactory = Callable[..., Awaitable[Rig]]
+
+
+@pytest.fixture
+async def rig_factory() -> AsyncIterator[RigFactory]:
+    """Builds rigs (several per test if needed) and closes them all afterwards."""
+    opened: list[tuple[FakeGitHub, httpx.AsyncClient, SQLiteStore]] = []
+
+    async def build(data: Dataset, *, token: str | None = None, **syncer_options: Any) -> Rig:
+        clock = MutableClock(data.now)
+        sleep = RecordingSleep(clock)
+        fake = FakeGitHub(clock=clock)
+        await fake.start()
+        fake.add_repo(REPO, issues=data.issues, comments=data.comments)
+        http = httpx.AsyncClient(base_url=fake.url, timeout=5.0)
+        store = SQLiteStore(":memory:")
+        opened.append((fake, http, store))
+        client = GitHubClient(http, token=token, sleep=sleep, clock=clock, jitter=lambda: 0.5)
+        syncer = Syncer(client, store, clock=clock, **syncer_options)
+        return Rig(fake, client, store, syncer, clock, sleep)
+
+    yield build
+    for fake, http, store in opened:
+        await store.close()
+        await http.aclose()
+        await fake.close()
+
+
+@pytest.fixture(scope="module")
+def one_day() -> Dataset:
+    """One synthetic vLLM day ending at DEFAULT_NOW."""
+    return generate(days=1, now=DEFAULT_NOW, seed=1)
+
+
+@pytest.fixture(scope="module")
+def twenty_days() -> Dataset:
+    """Twenty synthetic vLLM days: older than the 14-day backfill cap."""
+    return generate(days=20, now=DEFAULT_NOW, seed=2)
+
+
+def today(data: Dataset, k: int = 0) -> Window:
+    return Window(*data.day(k))
+
+
+async def test_first_day_from_empty_store_stays_within_budget(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """A one-day sync from an empty store needs ceil(items/100)+ceil(comments/100)+3 at most."""
+    rig = await rig_factory(one_day)
+    window = today(one_day)
+    report = await rig.syncer.ensure(REPO, window)
+    items, comments = one_day.rows_updated_since(window.start)
+    assert report.requests <= math.ceil(items / 100) + math.ceil(comments / 100) + 3
+    assert (report.items, report.comments) == (items, comments)
+    assert not report.used_search and report.notes == ()
+    assert report.synced_at == DEFAULT_NOW and report.covered_from == window.start
+    assert await rig.counts(window) == one_day.expected_counts(window.start, window.end)
+    assert await rig.human_comments(window) == one_day.human_comment_counts(
+        window.start, window.end
+    )
+
+
+async def test_repeat_a_minute_later_is_two_free_304s(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """The same sync a minute later makes 2 requests, both 304s that spend no rate limit."""
+    rig = await rig_factory(one_day)
+    await rig.syncer.ensure(REPO, today(one_day))
+    remaining = rig.client.remaining()
+    for _ in range(2):
+        rig.clock.advance(60)
+        repeat = await rig.syncer.ensure(REPO, today(one_day))
+        assert repeat.requests == 2 and (repeat.items, repeat.comments) == (0, 0)
+        assert [r.status for r in rig.fake.requests[-2:]] == [304, 304]
+    assert rig.client.remaining() == remaining
+    state = await rig.store.get_sync_state(REPO)
+    assert state.synced_at == rig.clock.now
+
+
+async def test_incremental_sync_picks_up_changes(rig_factory: RigFactory, one_day: Dataset) -> None:
+    """An item closed and a comment posted after the first sync reach the mirror."""
+    rig = await rig_factory(one_day)
+    await rig.syncer.ensure(REPO, today(one_day))
+    repo = rig.fake.repo(REPO)
+    number = next(
+        r["number"] for r in one_day.issues if r["state"] == "open" and "pull_request" not in r
+    )
+    later = DEFAULT_NOW + timedelta(minutes=3)
+    stamp = later.strftime("%Y-%m-%dT%H:%M:%SZ")
+    row = dict(repo.issues[number])
+    row.update(state="closed", state_reason="completed", closed_at=stamp, updated_at=stamp)
+    repo.put_issue(row)
+    repo.put_comment(comment_row(REPO, 4_000_000_000, number, created=later, login="carol"))
+    rig.clock.advance(timedelta(minutes=5))
+    window = Window(rig.clock.now - timedelta(days=1), rig.clock.now)
+    report = await rig.syncer.ensure(REPO, window)
+    assert report.requests == 2 and report.items >= 1 and report.comments >= 1
+    [item] = await rig.store.items_by_number(REPO, [number])
+    assert item.closed_at == later and item.state.value == "closed"
+    posted = await rig.store.comments_created(REPO, later, later + timedelta(seconds=1))
+    assert [c.author for c in posted] == ["carol"]
+    expected = one_day.expected_counts(window.start, window.end)
+    counts = await rig.counts(window)
+    assert counts.closed_issues == expected.closed_issues + 1
+    rig.clock.advance(60)
+    quiet = await rig.syncer.ensure(REPO, window)
+    assert [r.status for r in rig.fake.requests[-quiet.requests :]] == [304, 304]
+
+
+async def test_update_during_paging_skips_no_row(rig_factory: RigFactory, one_day: Dataset) -> None:
+    """An item updated while later pages are read shifts no unseen row out of reach."""
+    rig = await rig_factory(one_day)
+    repo = rig.fake.repo(REPO)
+    window = today(one_day)
+    stream = sorted(
+        (r for r in one_day.issues if r["updated_at"] >= "2026-03-10T03:21:00Z"),
+        key=lambda r: (r["updated_at"], r["number"]),
+    )
+    moved = dict(stream[0])
+    moved["updated_at"] = "2026-03-11T03:25:00Z"
+
+    def touch(request: object) -> None:
+        if len(rig.fake.requests) == 2:
+            repo.put_issue(moved)
+
+    rig.fake.before_request = touch
+    await rig.syncer.ensure(REPO, window)
+    stored = await rig.store.items_updated(REPO, window.start, FAR)
+    assert {i.number for i in stored} == {r["number"] for r in stream}
+    assert await rig.counts(window) == one_day.expected_counts(window.start, window.end)
+
+
+async def test_502_every_fifth_request_changes_nothing(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """A 502 on every fifth request leaves exactly the same mirror as a clean run."""
+    clean = await rig_factory(one_day)
+    faulty = await rig_factory(one_day)
+    faulty.fake.fail_every = 5
+    await clean.syncer.ensure(REPO, today(one_day))
+    report = await faulty.syncer.ensure(REPO, today(one_day))
+    assert await faulty.snapshot() == await clean.snapshot()
+    assert 502 in [r.status for r in faulty.fake.requests]
+    assert report.requests == len(faulty.fake.requests)
+
+
+async def test_secondary_limit_mid_sync_is_waited_out(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """A secondary rate limit in the middle of a sync waits Retry-After and changes nothing."""
+    clean = await rig_factory(one_day)
+    limited = await rig_factory(one_day)
+    limited.fake.secondary_at = {4}
+    limited.fake.retry_after = 7
+    await clean.syncer.ensure(REPO, today(one_day))
+    await limited.syncer.ensure(REPO, today(one_day))
+    assert limited.sleep.delays == [7.0]
+    assert await limited.snapshot() == await clean.snapshot()
+
+
+async def test_rate_limit_mid_sync_raises_and_the_next_sync_resumes(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """An exhausted limit mid-sync raises with the reset time; the next sync resumes from there."""
+    clean = await rig_factory(one_day)
+    rig = await rig_factory(one_day)
+    rig.fake.exhaust_from = 3
+    with pytest.raises(RateLimited) as info:
+        await rig.syncer.ensure(REPO, today(one_day))
+    assert info.value.reset_at == DEFAULT_NOW + timedelta(hours=1)
+    state = await rig.store.get_sync_state(REPO)
+    assert state.items_cursor is not None and state.synced_at is None
+    rig.fake.exhaust_from = None
+    rig.clock.advance(timedelta(hours=1, seconds=1))
+    first = await clean.syncer.ensure(REPO, today(one_day))
+    resumed = await rig.syncer.ensure(REPO, Window(*one_day.day(0)))
+    assert resumed.requests < first.requests
+    assert await rig.snapshot() == await clean.snapshot()
+
+
+async def test_unknown_repository_is_not_found(rig_factory: RigFactory, one_day: Dataset) -> None:
+    """Syncing a repository GitHub does not know raises NotFound and records nothing."""
+    rig = await rig_factory(one_day)
+    with pytest.raises(NotFound):
+        await rig.syncer.ensure("vllm-project/nope", today(one_day))
+    assert (await rig.store.get_sync_state("vllm-project/nope")).covered_since is None
+
+
+async def test_longer_window_extends_the_mirror_back(rig_factory: RigFactory) -> None:
+    """A window reaching before the mirror (within the cap) backfills it from that start."""
+    data = generate(days=3, now=DEFAULT_NOW, seed=3)
+    rig = await rig_factory(data)
+    await rig.syncer.ensure(REPO, today(data))
+    three = Window(data.start, data.now)
+    report = await rig.syncer.ensure(REPO, three)
+    assert not report.used_search
+    assert (await rig.store.get_sync_state(REPO)).covered_since == data.start
+    for k in range(3):
+        window = today(data, k)
+        assert await rig.counts(window) == data.expected_counts(window.start, window.end)
+
+
+async def test_old_window_uses_search_and_its_comments(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """A day older than the backfill cap comes from the Search API, comments included."""
+    rig = await rig_factory(twenty_days)
+    window = today(twenty_days, 18)
+    report = await rig.syncer.ensure(REPO, window)
+    assert report.used_search and report.notes == ()
+    assert await rig.counts(window) == twenty_days.expected_counts(window.start, window.end)
+    assert await rig.human_comments(window) == twenty_days.human_comment_counts(
+        window.start, window.end
+    )
+    searches = [r for r in rig.fake.requests if r.path == "/search/issues"]
+    assert {r.query["q"].split()[1] for r in searches} == {"is:issue", "is:pr"}
+    assert (await rig.store.get_sync_state(REPO)).covered_since is None
+    again = await rig.syncer.ensure(REPO, window)
+    assert again.requests == 0
+
+
+async def test_next_old_day_through_the_gate_is_searched_too(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """Two old days asked within a minute through the sync gate each get their own search."""
+    rig = await rig_factory(twenty_days)
+    state = SQLiteState(":memory:", clock=rig.clock)
+    gate = SyncGate(rig.syncer, state, rig.clock)
+    try:
+        first = await gate.ensure(REPO, today(twenty_days, 18))
+        day = today(twenty_days, 17)
+        await gate.ensure(REPO, day)
+    finally:
+        await state.close()
+    assert first.covered_from is None
+    assert await rig.counts(day) == twenty_days.expected_counts(day.start, day.end)
+
+
+async def test_old_window_hot_discussions_match_the_mirror(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """A searched day ranks the same hot discussions as a mirrored one, old open items too."""
+    rig = await rig_factory(twenty_days)
+    window = today(twenty_days, 18)
+    report = await rig.syncer.ensure(REPO, window)
+    data = await load_window(rig.store, REPO, window, "https://github.com/" + REPO)
+    hot = [
+        h.item.number
+        for h in hot_discussions({i.number: i for i in data.items}, data.comments, window)
+    ]
+    expected = twenty_days.most_discussed(window.start, window.end)
+    assert set(hot) == set(expected)
+    assert any(twenty_days.row(n)["created_at"] < github_time(window.start) for n in expected)
+    singles = [r for r in rig.fake.requests if r.path.rsplit("/", 1)[-1].isdigit()]
+    assert 0 < len(singles) <= 10 and report.notes == ()
+
+
+async def test_old_comments_over_budget_are_skipped_with_a_note(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """When an old window's comments exceed the budget, counts stay exact and a note says so."""
+    rig = await rig_factory(twenty_days, old_comment_pages=2)
+    window = today(twenty_days, 18)
+    report = await rig.syncer.ensure(REPO, window)
+    assert await rig.counts(window) == twenty_days.expected_counts(window.start, window.end)
+    assert len(report.notes) == 1 and "hot discussions may be incomplete" in report.notes[0]
+    comment_pages = [r for r in rig.fake.requests if r.path.endswith("/comments")]
+    assert len(comment_pages) <= 2
+
+
+async def test_window_across_the_cap_mirrors_and_searches(rig_factory: RigFactory) -> None:
+    """A window starting before the backfill cap mirrors up to the cap and searches the rest."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=5)
+    rig = await rig_factory(data, backfill_days=3)
+    window = Window(data.now - timedelta(days=5), data.now)
+    report = await rig.syncer.ensure(REPO, window)
+    assert report.used_search and report.notes == ()
+    assert report.covered_from == window.start
+    state = await rig.store.get_sync_state(REPO)
+    assert state.covered_since == data.now - timedelta(days=3)
+    for k in range(5):
+        day = today(data, k)
+        assert await rig.counts(day) == data.expected_counts(day.start, day.end)
+        assert await rig.human_comments(day) == data.human_comment_counts(day.start, day.end)
+    assert await rig.counts(window) == data.expected_counts(window.start, window.end)
+
+
+async def test_window_older_than_the_mirror_is_searched(rig_factory: RigFactory) -> None:
+    """A day wholly older than an existing mirror is searched; the mirror is not refetched."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=6)
+    rig = await rig_factory(data)
+    await rig.syncer.ensure(REPO, today(data))
+    old = today(data, 4)
+    report = await rig.syncer.ensure(REPO, old)
+    assert report.used_search and report.notes == ()
+    assert report.covered_from == data.day(0)[0]
+    assert report.requests <= 16
+    assert (await rig.store.get_sync_state(REPO)).covered_since == data.day(0)[0]
+    assert await rig.counts(old) == data.expected_counts(old.start, old.end)
+    assert await rig.human_comments(old) == data.human_comment_counts(old.start, old.end)
+    rig.clock.advance(timedelta(minutes=30))
+    again = await rig.syncer.ensure(REPO, old)
+    assert again.requests == 2 and not again.used_search
+
+
+async def test_rolling_window_past_the_cap_reuses_its_search(rig_factory: RigFactory) -> None:
+    """A window ending now that reaches past the cap searches once; minutes later it reuses it."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=5)
+    rig = await rig_factory(data, backfill_days=3)
+    first = await rig.syncer.ensure(REPO, Window(data.now - timedelta(days=5), data.now))
+    assert first.used_search
+    rig.clock.advance(timedelta(minutes=3))
+    now = rig.clock()
+    again = await rig.syncer.ensure(REPO, Window(now - timedelta(days=5), now))
+    assert not again.used_search
+    assert again.requests <= 2
+
+
+async def test_real_sample_rows_mirror_faithfully(rig_factory: RigFactory) -> None:
+    """The real vLLM sample (issue rows with ``pull_request: null``) mirrors with exact kinds."""
+    sample = json.loads(SAMPLE.read_text())
+    start = datetime.fromisoformat(sample["window"]["start"].replace("Z", "+00:00"))
+    end = datetime.fromisoformat(sample["window"]["end"].replace("Z", "+00:00"))
+    data = generate(days=1, now=datetime(2026, 2, 7, tzinfo=UTC))
+    rig = await rig_factory(data)
+    rig.fake.add_repo(REPO, issues=sample["issues"], comments=sample["comments"])
+    report = await rig.syncer.ensure(REPO, Window(start, end))
+    assert (report.items, report.comments) == (len(sample["issues"]), len(sample["comments"]))
+    stored = {i.number: i for i in await rig.store.items_updated(REPO, start, FAR)}
+    for row in sample["issues"]:
+        item = stored[row["number"]]
+        assert item.is_pr == (row["pull_request"] is not None)
+        assert item.is_merged == bool(row["pull_request"] and row["pull_request"]["merged_at"])
+    posted = await rig.store.comments_created(REPO, start, FAR)
+    assert {c.item_number for c in posted} == {c["issue_number"] for c in sample["comments"]}

@@ -1,0 +1,41 @@
+"""Composing sentences from templates, links and untrusted text."""
+
+from __future__ import annotations
+
+from digest.models import ItemRef, Text, UserRef
+from digest.spans import compose, join, user_url
+
+
+def test_compose_places_links() -> None:
+    """Placeholders become the given spans; strings become Text."""
+    ref = ItemRef(1, "https://github.com/o/r/issues/1", "t")
+    spans = compose("See {item} by {user}.", item=ref, user=UserRef("a", "https://github.com/a"))
+    assert spans == (
+        Text("See "),
+        ref,
+        Text(" by "),
+        UserRef("a", "https://github.com/a"),
+        Text("."),
+    )
+
+
+def test_untrusted_text_is_never_a_placeholder() -> None:
+    """A title containing ``{user}`` stays text and is not replaced."""
+    spans = compose("{title} — {user}", title="evil {user}", user="bob")
+    assert spans == (Text("evil {user} — bob"),)
+
+
+def test_join_like_words() -> None:
+    """Groups are joined with the language's separators."""
+    parts = [(Text("a"),), (Text("b"),), (Text("c"),)]
+    assert join(parts, "en") == (Text("a, b and c"),)
+    assert join(parts, "zh") == (Text("a、b、c"),)
+
+
+def test_user_url_on_the_repository_host() -> None:
+    """Profiles live on the repository's host; bots on their app page."""
+    assert user_url("https://github.com/vllm-project/vllm", "mgoin") == "https://github.com/mgoin"
+    assert user_url("https://ghe.example.com/o/r", "x") == "https://ghe.example.com/x"
+    assert user_url("https://github.com/o/r", "dependabot[bot]") == (
+        "https://github.com/apps/dependabot"
+    )

@@ -1,0 +1,95 @@
+"""Shared pieces of the daily-post and serve tests: a real digest of the sample day."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from config.settings import load_config
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.builder import DigestBuilder, DigestRequest
+from digest.github.parse import comment_from_api, item_from_api
+from digest.models import Digest, Window
+from digest.schedule.subscription import Subscription, run_window
+from digest.writers.template import TemplateWriter
+from tests.fakes.slack import FakeSlack
+from tests.support.paths import SAMPLE as DATA
+
+REPO = "vllm-project/vllm"
+SCHEDULED = datetime(2026, 2, 1, 3, 21, tzinfo=UTC)  # 11:21 in Shanghai
+
+
+def sample() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(DATA.read_text("utf-8"))
+    return data
+
+
+async def sample_store() -> SQLiteStore:
+    data = sample()
+    store = SQLiteStore(":memory:")
+    await store.upsert_items([item_from_api(r, REPO) for r in data["issues"]])
+    await store.upsert_comments([comment_from_api(r, REPO) for r in data["comments"]])
+    return store
+
+
+def subscription(platform: str = "slack", channel: str = "C0000001", **kw: Any) -> Subscription:
+    fields: dict[str, Any] = {
+        "platform": platform,
+        "channel": channel,
+        "repo": REPO,
+        "time": "11:21",
+        "timezone": "Asia/Shanghai",
+    }
+    fields.update(kw)
+    return Subscription(**fields)
+
+
+async def sample_digest(window: Window | None = None, lang: str = "en") -> Digest:
+    """The template writer's digest of the sample day (or of an empty ``window``)."""
+    store = await sample_store()
+    try:
+        builder = DigestBuilder(
+            store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: SCHEDULED
+        )
+        sub = subscription()
+        request = DigestRequest(
+            REPO,
+            window or run_window(sub, SCHEDULED),
+            lang,
+            "template",
+            load_config().topics_for(REPO),
+            display_name="vLLM",
+        )
+        return await builder.build(request)
+    finally:
+        await store.close()
+
+
+Before = Callable[[web.Request, bool], Awaitable[web.StreamResponse | None]]
+
+
+async def fake_slack_before(before: Before) -> tuple[FakeSlack, web.AppRunner]:
+    """A fake Slack that awaits ``before(request, is_thread_reply)`` ahead of every Web API call,
+    to hold it or to answer instead of the fake (say, after cutting the connection); stop it
+    with ``runner.cleanup()``."""
+    fake = FakeSlack()
+
+    @web.middleware
+    async def first(request: web.Request, handler: Any) -> web.StreamResponse:
+        instead = await before(request, b'"thread_ts"' in await request.read())
+        response: web.StreamResponse = instead or await handler(request)
+        return response
+
+    app = web.Application(middlewares=[first])
+    for route in fake.app().router.routes():
+        app.router.add_route(route.method, route.resource.canonical, route.handler)  # type: ignore[union-attr]
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    fake.port = runner.addresses[0][1]
+    return fake, runner

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from bot.commands.runner import ReportCore
 from config.settings import AppConfig, Settings, load_config, settings_error
+from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
 from digest.ask import AnswerWriter
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
@@ -152,7 +153,13 @@ async def build_runtime(
 
         def gate_for(mirror: Store, shared: SharedState) -> SyncGate:
             syncer = Syncer(
-                github, mirror, clock=clock, backfill_days=gh.backfill_days, web_url=gh.web_url
+                github,
+                mirror,
+                clock=clock,
+                backfill_days=gh.backfill_days,
+                web_url=gh.web_url,
+                discussed=HOT_LIMIT,
+                min_comments=MIN_COMMENTS,
             )
             return SyncGate(syncer, shared, clock, fresh_for=fresh)
 

@@ -94,3 +94,10 @@ def join(groups: Sequence[Sequence[Inline]], lang: str, last: bool = True) -> Sp
 def quoted(text: str, lang: str) -> Spans:
     """``“text”`` as one span."""
     return compose(phrase("common.quote", lang), text=text)
+
+
+def append_sentence(out: list[Inline], spans: Spans, lang: str) -> None:
+    """Add a sentence to a paragraph: English sentences are separated by a space."""
+    if out and lang == "en":
+        out.append(Text(" "))
+    out.extend(spans)

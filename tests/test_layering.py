@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,96 @@ def test_digest_reads_no_environment() -> None:
         if "os.environ" in p.read_text("utf-8") or "getenv(" in p.read_text("utf-8")
     ]
     assert offenders == []
+
+
+# The stages of the core, lowest first: a module imports only stages before its own.
+PIPELINE = (
+    "models",
+    "errors",
+    "state",
+    "github",
+    "windows",
+    "i18n",
+    "analysis",
+    "spans",
+    "mirror",
+    "backends",
+    "llm",
+    "writers",
+    "builder",
+    "codec",
+    "service",
+    "render",
+    "ask",
+    "schedule",
+)
+FRONT_END_IMPORTS = {"models", "errors", "windows", "i18n", "render"}
+
+
+def _imports(path: Path) -> set[str]:
+    """Every absolute module a file imports, with ``from X import Y`` also as ``X.Y``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _stage(module: str) -> str | None:
+    """``digest.mirror.sync`` -> ``mirror``; ``digest`` itself has no stage."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "digest" and len(parts) > 1 else None
+
+
+def _edges(package: str) -> list[tuple[str, str]]:
+    """(importing file, imported module) for every file of a package."""
+    return [
+        (str(p.relative_to(ROOT)), module)
+        for p in sorted((ROOT / package).rglob("*.py"))
+        for module in sorted(_imports(p))
+    ]
+
+
+def crossings(package: str = "digest") -> list[str]:
+    """Every import that breaks a fence, as ``file -> module``."""
+    bad = []
+    for path, module in _edges(package):
+        top = module.split(".")[0]
+        own = _stage(".".join(Path(path).with_suffix("").parts))
+        target = _stage(module)
+        if package == "digest":
+            if top in ("bot", "config", "tests"):
+                bad.append(f"{path} -> {module}")
+            if top in ("sqlite3", "redis") and own != "backends":
+                bad.append(f"{path} -> {module}")
+            later = own in PIPELINE and target in PIPELINE
+            if later and PIPELINE.index(str(target)) > PIPELINE.index(str(own)):
+                bad.append(f"{path} -> {module}")
+        else:
+            if top == "tests":
+                bad.append(f"{path} -> {module}")
+            front_end = path.startswith(("bot/slack/", "bot/discord/"))
+            if front_end and target is not None and target not in FRONT_END_IMPORTS:
+                bad.append(f"{path} -> {module}")
+    return sorted(set(bad))
+
+
+def test_stages_cover_the_core() -> None:
+    """Every module and package at the top of digest/ is a named stage of the pipeline."""
+    tops = {p.stem for p in (ROOT / "digest").iterdir() if p.suffix == ".py" or p.is_dir()}
+    assert tops - {"__init__", "__pycache__"} <= set(PIPELINE)
+
+
+def test_core_imports_only_earlier_stages_and_no_edge() -> None:
+    """digest/ imports neither bot, config nor tests; only backends/ import sqlite3 or redis;
+    no stage imports a later one (so there is no cycle between stages)."""
+    assert crossings("digest") == []
+
+
+def test_front_ends_import_only_the_model_and_renderers() -> None:
+    """bot/slack and bot/discord reach the core only through models, errors, windows, i18n and
+    render; no module of bot/ imports test support."""
+    assert crossings("bot") == []

@@ -19,8 +19,8 @@ from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Window
-from digest.schedule.scheduler import SubscriptionStore
 from digest.schedule.subscription import Subscription
+from digest.schedule.subscriptions import SubscriptionStore
 
 log = logging.getLogger(__name__)
 

@@ -42,8 +42,9 @@ from digest.backends.redis.state import RedisState
 from digest.builder import DigestBuilder
 from digest.errors import DigestError
 from digest.mirror.store import Sync
-from digest.schedule.ledger import StateLedger, StateSubscriptions
-from digest.schedule.scheduler import PostLedger, Scheduler
+from digest.schedule.ledger import PostLedger, StateLedger
+from digest.schedule.scheduler import Scheduler
+from digest.schedule.subscriptions import StateSubscriptions
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)

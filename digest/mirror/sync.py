@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
-from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
 from digest.errors import NotFound
 from digest.github.client import (
     PER_PAGE,
@@ -80,7 +79,11 @@ class _Tally:
 
 
 class Syncer:
-    """Keeps the store's mirror of each repository in step with GitHub."""
+    """Keeps the store's mirror of each repository in step with GitHub.
+
+    ``discussed`` and ``min_comments`` size the fetch of old items discussed in an old window:
+    the most commented ``discussed`` items with at least ``min_comments`` comments.
+    """
 
     def __init__(
         self,
@@ -92,6 +95,8 @@ class Syncer:
         overlap: timedelta = timedelta(minutes=2),
         web_url: str = "https://github.com",
         old_comment_pages: int = 20,
+        discussed: int = 5,
+        min_comments: int = 2,
     ) -> None:
         self._client = client
         self._store = store
@@ -100,6 +105,8 @@ class Syncer:
         self._overlap = overlap
         self._web_url = web_url
         self._old_comment_pages = old_comment_pages
+        self._discussed = discussed
+        self._min_comments = min_comments
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def ensure(self, repo: str, window: Window) -> SyncReport:
@@ -320,8 +327,9 @@ class Syncer:
             if not c.author_is_bot
         )
         ranked = sorted(talk, key=lambda n: (-talk[n], -n))
-        floor = max(MIN_COMMENTS, talk[ranked[HOT_LIMIT - 1]] if len(ranked) >= HOT_LIMIT else 0)
-        wanted = [n for n in ranked if talk[n] >= floor][: 2 * HOT_LIMIT]
+        limit = self._discussed
+        floor = max(self._min_comments, talk[ranked[limit - 1]] if len(ranked) >= limit else 0)
+        wanted = [n for n in ranked if talk[n] >= floor][: 2 * limit]
         known = {item.number for item in await self._store.items_by_number(repo, wanted)}
         missing = [n for n in wanted if n not in known]
         remaining = self._client.remaining("core")

@@ -1,4 +1,4 @@
-"""Subscriptions and the post ledger on top of :class:`~digest.state.base.SharedState`.
+"""The post ledger: claims and "posted" markers shared by every replica.
 
 :class:`StateLedger` works with any shared state (SQLite for one process, Redis for several),
 with the state's own expiry; :class:`~digest.backends.redis.ledger.RedisLedger` is the Redis ledger
@@ -9,61 +9,37 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Protocol
 
-from digest.schedule.subscription import Subscription
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
 
-_SEEDED_FOR = timedelta(days=3650)  # "seeded once" markers outlive any deployment
 
+class PostLedger(Protocol):
+    """Claims and "posted" markers shared by every replica.
 
-class StateSubscriptions:
-    """A :class:`~digest.schedule.scheduler.SubscriptionStore` kept in the shared state."""
+    Expiry follows the ``now`` passed in (the scheduler's clock), so a claim held by a dead
+    replica frees up after ``ttl`` of scheduled time.
+    """
 
-    def __init__(self, state: SharedState) -> None:
-        self._state = state
+    async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        """Take ``key`` unless it is posted or held by a claim that has not expired."""
+        ...
 
-    async def all_subscriptions(self) -> list[Subscription]:
-        return await self._load(None, None)
+    async def extend(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        """Renew ``owner``'s claim; false when the claim was lost (expired and taken)."""
+        ...
 
-    async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]:
-        return await self._load(platform, channel)
+    async def release(self, key: str, owner: str) -> None:
+        """Drop ``owner``'s claim so the run can be retried; never drops a posted marker."""
+        ...
 
-    async def _load(self, platform: str | None, channel: str | None) -> list[Subscription]:
-        found: list[Subscription] = []
-        for doc in await self._state.subscriptions(platform, channel):
-            try:
-                found.append(Subscription.from_dict(dict(doc.doc)))
-            except (KeyError, TypeError, ValueError) as exc:
-                log.warning(
-                    "schedule.subscription_unreadable",
-                    extra={
-                        "platform": doc.platform,
-                        "channel": doc.channel,
-                        "key": doc.key,
-                        "error": str(exc),
-                    },
-                )
-        return found
+    async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
+        """Record that the run was posted; kept for ``keep``."""
+        ...
 
-    async def put_subscription(self, subscription: Subscription) -> None:
-        await self._state.put_subscription(
-            subscription.platform,
-            subscription.channel,
-            subscription.repo.lower(),
-            subscription.to_dict(),
-        )
-
-    async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool:
-        return await self._state.delete_subscription(platform, channel, repo.lower())
-
-    async def was_seeded(self, subscription_id: str) -> bool:
-        """Whether the configuration file's subscription ``subscription_id`` was stored before."""
-        return await self._state.get(f"seeded:{subscription_id}") is not None
-
-    async def mark_seeded(self, subscription_id: str) -> None:
-        await self._state.set(f"seeded:{subscription_id}", "1", _SEEDED_FOR)
+    async def is_posted(self, key: str) -> bool: ...
 
 
 class StateLedger:

@@ -30,7 +30,9 @@ from typing import Protocol
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Digest, Window
+from digest.schedule.ledger import PostLedger
 from digest.schedule.subscription import Subscription, claim_key, due_runs, next_run, run_window
+from digest.schedule.subscriptions import SubscriptionStore
 
 log = logging.getLogger(__name__)
 
@@ -56,44 +58,6 @@ class PostFn(Protocol):
         quiet: bool,
         parent_sent: SentFn,
     ) -> None: ...
-
-
-class PostLedger(Protocol):
-    """Claims and "posted" markers shared by every replica.
-
-    Expiry follows the ``now`` passed in (the scheduler's clock), so a claim held by a dead
-    replica frees up after ``ttl`` of scheduled time.
-    """
-
-    async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
-        """Take ``key`` unless it is posted or held by a claim that has not expired."""
-        ...
-
-    async def extend(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
-        """Renew ``owner``'s claim; false when the claim was lost (expired and taken)."""
-        ...
-
-    async def release(self, key: str, owner: str) -> None:
-        """Drop ``owner``'s claim so the run can be retried; never drops a posted marker."""
-        ...
-
-    async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
-        """Record that the run was posted; kept for ``keep``."""
-        ...
-
-    async def is_posted(self, key: str) -> bool: ...
-
-
-class SubscriptionStore(Protocol):
-    """Where subscriptions live; one per platform, channel and repository."""
-
-    async def all_subscriptions(self) -> list[Subscription]: ...
-
-    async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]: ...
-
-    async def put_subscription(self, subscription: Subscription) -> None: ...
-
-    async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

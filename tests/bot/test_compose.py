@@ -17,7 +17,7 @@ from bot.commands.subscriptions import ChannelSubscriptions
 from bot.compose import Runtime, build_runtime
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
 from digest.errors import ConfigError, DigestError, StateUnavailable
-from digest.schedule.ledger import StateSubscriptions
+from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.github import FakeGitHub, MutableClock, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
 from tests.support.redis_server import RedisServer, find_binary, free_port

@@ -23,8 +23,9 @@ from config.settings import DiscordSettings, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.models import Digest, Window
-from digest.schedule.ledger import StateLedger, StateSubscriptions
+from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
+from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord
 from tests.fakes.github import MutableClock
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack

@@ -8,12 +8,15 @@ from digest.analysis.types import Analysis
 from digest.i18n import heading
 from digest.models import Block, Section
 from digest.writers.base import Written
+from digest.writers.template.activity import activity
 from digest.writers.template.appendix import appendix_section
-from digest.writers.template.changes import key_changes_section, trends_section, watch_section
 from digest.writers.template.context import Context, context
 from digest.writers.template.hot import hot_section
-from digest.writers.template.overview import activity, summary
+from digest.writers.template.key_changes import key_changes_section
+from digest.writers.template.summary import summary
 from digest.writers.template.topic import topic_section
+from digest.writers.template.trends import trends_section
+from digest.writers.template.watch import watch_section
 
 NAME = "template"
 _FIXED: dict[str, Callable[[Context], tuple[Block, ...]]] = {

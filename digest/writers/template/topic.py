@@ -15,9 +15,9 @@ from digest.models import (
     Text,
 )
 from digest.spans import Part, Spans, join, say, tidy
-from digest.writers.template.changes import impact_text
 from digest.writers.template.context import Context
-from digest.writers.template.overview import topic_groups
+from digest.writers.template.key_changes import impact_text
+from digest.writers.template.summary import topic_groups
 
 GROUP_LIMIT = 12
 _FOLLOW_GROUPS = ("fixes", "ecosystem", "performance")

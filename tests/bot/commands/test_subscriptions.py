@@ -23,9 +23,10 @@ from bot.slack.managers import is_manager
 from config.settings import AppConfig, SubscriptionConfig, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.models import Window
-from digest.schedule.ledger import StateLedger, StateSubscriptions
+from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscription import Subscription
+from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.slack import start_fake_slack, stop_fake_slack
 from tests.support.serve import sample_digest
 

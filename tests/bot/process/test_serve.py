@@ -48,8 +48,8 @@ from digest.builder import DigestBuilder
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
 from digest.mirror.sync import Syncer
-from digest.schedule.ledger import StateSubscriptions
 from digest.schedule.subscription import Subscription
+from digest.schedule.subscriptions import StateSubscriptions
 from digest.writers.template import TemplateWriter
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.discord import TOKEN as DISCORD_TOKEN

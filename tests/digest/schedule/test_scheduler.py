@@ -21,16 +21,10 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import StateUnavailable
 from digest.models import Counts, Digest, Window
-from digest.schedule.ledger import StateLedger, StateSubscriptions
-from digest.schedule.scheduler import (
-    Backoff,
-    PostLedger,
-    Scheduler,
-    SentFn,
-    SubscriptionStore,
-    is_quiet,
-)
+from digest.schedule.ledger import PostLedger, StateLedger
+from digest.schedule.scheduler import Backoff, Scheduler, SentFn, is_quiet
 from digest.schedule.subscription import Subscription, claim_key, run_window, runs_between
+from digest.schedule.subscriptions import StateSubscriptions, SubscriptionStore
 from tests.support.redis_server import RedisServer, connect, find_binary, free_port, sandbox
 
 START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)

@@ -1,67 +1,18 @@
-"""Trends, key technical changes and the worth-watching list of the template writer."""
+"""The key technical changes section: the merged PRs that matter, what changed, the impact."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 
-from digest.analysis.hot import human_comments
 from digest.analysis.text import strip_tags, words, words_in
 from digest.analysis.topics import group_of
 from digest.analysis.trends import Term, mentions
-from digest.i18n import has_phrase, join_words, phrase, state_of, trend_kind
+from digest.i18n import join_words, phrase
 from digest.models import Block, BulletList, Inline, Item, Paragraph, Text
-from digest.spans import Part, Spans, join, say, tidy
+from digest.spans import Part, Spans, say, tidy
 from digest.writers.template.context import Context
 
-TREND_REFS = 4
-REF_TITLE_LIMIT = 60
 TOUCHED_TERMS = 3
-
-
-def trends_section(ctx: Context) -> tuple[Block, ...]:
-    """Recurring model, feature, hardware and theme names, each with its items."""
-    lang = ctx.lang
-    if not ctx.analysis.trends:
-        return (Paragraph(say("trends.empty", lang)),)
-    entries: list[Spans] = []
-    for trend in ctx.analysis.trends:
-        refs: list[Spans] = [
-            (ctx.item(item, REF_TITLE_LIMIT),) for item in trend.items[:TREND_REFS]
-        ]
-        extra = len(trend.items) - TREND_REFS
-        if extra > 0:
-            refs.append(say("common.more", lang, n=extra))
-        entries.append(
-            say(
-                "trends.entry",
-                lang,
-                term=Text(trend.term, "bold"),
-                kind=trend_kind(trend.kind, lang),
-                mix=_mix(ctx, trend.items),
-                items=join(refs, lang, last=False),
-            )
-        )
-    return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
-
-
-def _mix(ctx: Context, items: Sequence[Item]) -> Spans:
-    """``共 54 条，其中 12 个 Issue、42 个 PR（已合并 8 个）`` / ``2 PRs (1 merged)``."""
-    prs = [item for item in items if item.is_pr]
-    merged = sum(1 for item in prs if item.is_merged)
-    issues = len(items) - len(prs)
-    if issues and prs:
-        mix = say(
-            "trends.mix",
-            ctx.lang,
-            n_items=ctx.count(len(items), "item"),
-            issues=ctx.count(issues, "issue"),
-            prs=ctx.count(len(prs), "pr"),
-        )
-    else:
-        mix = (Text(ctx.count(len(prs), "pr") if prs else ctx.count(issues, "issue")),)
-    return tidy([*mix, *say("trends.merged", ctx.lang, n=merged)]) if merged else mix
 
 
 _IMPACT_WORDS = (
@@ -144,31 +95,3 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
         entries.append(tidy(line))
     intro = say("changes.intro", lang, n_prs=ctx.count(merged, "pr"))
     return (Paragraph(intro), BulletList(tuple(entries)))
-
-
-def watch_section(ctx: Context) -> tuple[Block, ...]:
-    """Open items that deserve attention, each with its reason."""
-    lang = ctx.lang
-    if not ctx.analysis.watch:
-        return (Paragraph(say("watch.empty", lang)),)
-    data = ctx.analysis.data
-    talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
-    entries: list[Spans] = []
-    for watched in ctx.analysis.watch:
-        item = watched.item
-        key = f"reason.{watched.reason}"
-        n = item.comments_total if watched.reason == "busy_bug" else talk[item.number]
-        if not has_phrase(key):
-            key = "reason.other"
-        reason = say(key, lang, n_comments=ctx.count(n, "comment"))
-        entries.append(
-            say(
-                "watch.entry",
-                lang,
-                item=ctx.item(item),
-                state=state_of(item, lang),
-                author=ctx.user(item.author),
-                reason=reason,
-            )
-        )
-    return (BulletList(tuple(entries)),)

@@ -1,0 +1,57 @@
+"""The trends section: recurring themes across the window's items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from digest.i18n import trend_kind
+from digest.models import Block, BulletList, Item, Paragraph, Text
+from digest.spans import Spans, join, say, tidy
+from digest.writers.template.context import Context
+
+TREND_REFS = 4
+REF_TITLE_LIMIT = 60
+
+
+def trends_section(ctx: Context) -> tuple[Block, ...]:
+    """Recurring model, feature, hardware and theme names, each with its items."""
+    lang = ctx.lang
+    if not ctx.analysis.trends:
+        return (Paragraph(say("trends.empty", lang)),)
+    entries: list[Spans] = []
+    for trend in ctx.analysis.trends:
+        refs: list[Spans] = [
+            (ctx.item(item, REF_TITLE_LIMIT),) for item in trend.items[:TREND_REFS]
+        ]
+        extra = len(trend.items) - TREND_REFS
+        if extra > 0:
+            refs.append(say("common.more", lang, n=extra))
+        entries.append(
+            say(
+                "trends.entry",
+                lang,
+                term=Text(trend.term, "bold"),
+                kind=trend_kind(trend.kind, lang),
+                mix=_mix(ctx, trend.items),
+                items=join(refs, lang, last=False),
+            )
+        )
+    return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
+
+
+def _mix(ctx: Context, items: Sequence[Item]) -> Spans:
+    """``共 54 条，其中 12 个 Issue、42 个 PR（已合并 8 个）`` / ``2 PRs (1 merged)``."""
+    prs = [item for item in items if item.is_pr]
+    merged = sum(1 for item in prs if item.is_merged)
+    issues = len(items) - len(prs)
+    if issues and prs:
+        mix = say(
+            "trends.mix",
+            ctx.lang,
+            n_items=ctx.count(len(items), "item"),
+            issues=ctx.count(issues, "issue"),
+            prs=ctx.count(len(prs), "pr"),
+        )
+    else:
+        mix = (Text(ctx.count(len(prs), "pr") if prs else ctx.count(issues, "issue")),)
+    return tidy([*mix, *say("trends.merged", ctx.lang, n=merged)]) if merged else mix

@@ -1,0 +1,39 @@
+"""The worth-watching section: open items that deserve attention, each with its reason."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from digest.analysis.hot import human_comments
+from digest.i18n import has_phrase, state_of
+from digest.models import Block, BulletList, Paragraph
+from digest.spans import Spans, say
+from digest.writers.template.context import Context
+
+
+def watch_section(ctx: Context) -> tuple[Block, ...]:
+    """Open items that deserve attention, each with its reason."""
+    lang = ctx.lang
+    if not ctx.analysis.watch:
+        return (Paragraph(say("watch.empty", lang)),)
+    data = ctx.analysis.data
+    talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
+    entries: list[Spans] = []
+    for watched in ctx.analysis.watch:
+        item = watched.item
+        key = f"reason.{watched.reason}"
+        n = item.comments_total if watched.reason == "busy_bug" else talk[item.number]
+        if not has_phrase(key):
+            key = "reason.other"
+        reason = say(key, lang, n_comments=ctx.count(n, "comment"))
+        entries.append(
+            say(
+                "watch.entry",
+                lang,
+                item=ctx.item(item),
+                state=state_of(item, lang),
+                author=ctx.user(item.author),
+                reason=reason,
+            )
+        )
+    return (BulletList(tuple(entries)),)

@@ -1,9 +1,19 @@
 """One chat request to an OpenAI-compatible server, with structured output where it is supported.
 
-The answer is requested as a strict JSON schema (OpenAI, vLLM, Ollama 0.5+). A server that
-rejects that with a 400 about the response format is asked again in JSON-object mode, then with
-no response format at all (the answer is then parsed tolerantly); the downgrade is remembered
-for later requests. Every failure is translated into :class:`LLMFailure` with a short reason.
+The answer is requested as a strict JSON schema (OpenAI, vLLM, Ollama 0.5+). Servers refuse a
+format they lack in different ways: a 400 or 422 (vLLM, OpenAI-compatible proxies) or a 500
+whose body names it (llama-cpp-python's server answers ``json_schema`` with a 500 validation
+error). Any such refusal moves one step down: ``json_object`` with the schema attached
+(llama-cpp-python's documented JSON-schema mode), plain ``json_object``, then no response format
+at all (the answer is then parsed tolerantly).
+
+The format is negotiated once per endpoint: what the server accepts is remembered for the
+``openai`` client (the composition root builds one per endpoint, shared by the writer and the
+answerer) and model, for the life of the process. Until a first request has been answered,
+requests go one at a time, so a digest costs one refused request, not one per section; that
+first request is sent without the client's own retries (a refusal is not transient), and
+re-sent under them when it failed for a reason they would retry. Every failure is translated
+into :class:`LLMFailure` with a short reason.
 """
 
 from __future__ import annotations
@@ -12,7 +22,8 @@ import asyncio
 import json
 import logging
 import re
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -41,8 +52,41 @@ class Mode(StrEnum):
     """How the answer's format is requested, from the strictest."""
 
     SCHEMA = "json_schema"
+    OBJECT_SCHEMA = "json_object+schema"  # {"type": "json_object", "schema": ...}
     OBJECT = "json_object"
     TEXT = "text"
+
+
+_WEAKER = {Mode.SCHEMA: Mode.OBJECT_SCHEMA, Mode.OBJECT_SCHEMA: Mode.OBJECT, Mode.OBJECT: Mode.TEXT}
+
+
+@dataclass(slots=True)
+class Endpoint:
+    """What one server accepts, learnt from its answers and shared by every client of it."""
+
+    mode: Mode = Mode.SCHEMA
+    tokens_param: str = "max_tokens"
+    settled: bool = False  # a request in ``mode`` got an answer other than a refusal
+    refused: int = 0  # requests the server refused for their format or parameters
+    _lock: asyncio.Lock | None = field(default=None, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+
+    def lock(self) -> asyncio.Lock:
+        """The lock that makes the first requests go one at a time (one per event loop)."""
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            self._lock, self._loop = asyncio.Lock(), loop
+        return self._lock
+
+
+_ENDPOINTS: weakref.WeakKeyDictionary[openai.AsyncOpenAI, dict[str, Endpoint]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def endpoint(client: openai.AsyncOpenAI, model: str) -> Endpoint:
+    """What the server behind ``client`` accepts for ``model``, as learnt in this process."""
+    return _ENDPOINTS.setdefault(client, {}).setdefault(model, Endpoint())
 
 
 class LLMFailure(Exception):
@@ -109,7 +153,7 @@ def looks_refused(text: str) -> bool:
 
 
 class ChatClient:
-    """Sends chat requests for JSON answers and remembers what the server supports."""
+    """Sends chat requests for JSON answers, in the strictest format the server accepts."""
 
     def __init__(
         self,
@@ -120,11 +164,18 @@ class ChatClient:
         timeout: float,
     ) -> None:
         self._client = client
+        self._first = client.with_options(max_retries=0)
+        self._again = client.with_options(max_retries=max(0, client.max_retries - 1))
+        self._retries = client.max_retries > 0
         self._model = model
-        self._max_output_tokens = max_output_tokens
+        self.max_output_tokens = max_output_tokens
         self._timeout = timeout
-        self.mode = Mode.SCHEMA
-        self._tokens_param = "max_tokens"
+        self.endpoint = endpoint(client, model)
+
+    @property
+    def mode(self) -> Mode:
+        """The format requests are sent in now."""
+        return self.endpoint.mode
 
     @staticmethod
     def _format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -133,6 +184,8 @@ class ChatClient:
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": True},
             }
+        if mode is Mode.OBJECT_SCHEMA:
+            return {"type": "json_object", "schema": schema}
         if mode is Mode.OBJECT:
             return {"type": "json_object"}
         return None
@@ -140,65 +193,109 @@ class ChatClient:
     def prompt_tokens(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> int:
         """The estimated prompt tokens of a request, the schema included when it is sent."""
         tokens = estimate_messages(messages)
-        if self.mode is Mode.SCHEMA:
+        if self.mode in (Mode.SCHEMA, Mode.OBJECT_SCHEMA):
             tokens += estimate_tokens(json.dumps(schema, separators=(",", ":")))
         return tokens
 
     def _adapt(self, error: openai.APIStatusError, mode: Mode, tokens_param: str) -> bool:
-        """Adjust to a server that rejected a request sent with ``mode`` and ``tokens_param``;
+        """Adjust to a server that refused a request sent with ``mode`` and ``tokens_param``;
         whether asking again may help. Concurrent requests share one downgrade."""
         text = f"{error.message} {error.param or ''} {error.body!r}"
-        if tokens_param == "max_tokens" and _TOKENS_PARAM.search(text):
-            self._tokens_param = "max_completion_tokens"
+        shared = self.endpoint
+        rejected = error.status_code in (400, 422)
+        if rejected and tokens_param == "max_tokens" and _TOKENS_PARAM.search(text):
+            shared.tokens_param = "max_completion_tokens"
+            shared.refused += 1
             return True
         if mode is not Mode.TEXT and _FORMAT_WORDS.search(text):
-            if mode is self.mode:
-                self.mode = Mode.OBJECT if mode is Mode.SCHEMA else Mode.TEXT
-                log.info("llm.format_downgraded", extra={"mode": self.mode.value})
+            if mode is shared.mode:
+                shared.mode = _WEAKER[mode]
+                shared.refused += 1
+                log.info(
+                    "llm.format_downgraded",
+                    extra={"mode": shared.mode.value, "status": error.status_code},
+                )
             return True
         return False
 
     async def ask(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> Reply:
-        """The JSON answer to ``messages``; raises LLMFailure when there is none to use."""
+        """The JSON answer to ``messages``; raises LLMFailure when there is none to use.
+
+        Until the endpoint has answered once, requests wait for each other (the wait is not
+        part of the timeout), so that a refused format is learnt from one request.
+        """
+        shared = self.endpoint
+        if not shared.settled:
+            async with shared.lock():
+                if not shared.settled:
+                    return await self._timed(messages, name, schema, first=True)
+        return await self._timed(messages, name, schema, first=False)
+
+    async def _timed(
+        self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], *, first: bool
+    ) -> Reply:
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._ask(messages, name, schema)
+                return await self._ask(messages, name, schema, first=first)
         except TimeoutError as exc:
+            self.endpoint.settled = True
             raise LLMFailure("timeout") from exc
 
     async def _ask(
-        self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]
+        self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], *, first: bool
     ) -> Reply:
-        for _ in range(4):
-            mode, tokens_param = self.mode, self._tokens_param
-            options: dict[str, Any] = {tokens_param: self._max_output_tokens}
+        shared = self.endpoint
+        client = self._first if first else self._client
+        for _ in range(6):
+            mode, tokens_param = shared.mode, shared.tokens_param
+            options: dict[str, Any] = {tokens_param: self.max_output_tokens}
             response_format = self._format(mode, name, schema)
             if response_format is not None:
                 options["response_format"] = response_format
             try:
-                response = await self._client.chat.completions.create(
+                response = await client.chat.completions.create(
                     model=self._model,
                     messages=messages,  # type: ignore[arg-type]
                     timeout=self._timeout,
                     **options,
                 )
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if self._adapt(exc, mode, tokens_param):
-                    continue
-                raise LLMFailure("rejected", str(exc.status_code)) from exc
-            except openai.APITimeoutError as exc:
-                raise LLMFailure("timeout") from exc
-            except openai.RateLimitError as exc:
-                raise LLMFailure("rate_limited", "429") from exc
             except openai.APIStatusError as exc:
-                reason = "server_error" if exc.status_code >= 500 else "rejected"
-                raise LLMFailure(reason, str(exc.status_code)) from exc
+                refusal = exc.status_code in (400, 422) or exc.status_code >= 500
+                if refusal and self._adapt(exc, mode, tokens_param):
+                    continue
+                if client is self._first and self._retries and _retried_by_client(exc):
+                    client = self._again  # what the client's own retries would have done
+                    continue
+                shared.settled = True
+                raise _failure(exc) from exc
             except openai.APIConnectionError as exc:
+                if client is self._first and self._retries:
+                    client = self._again
+                    continue
+                if isinstance(exc, openai.APITimeoutError):
+                    shared.settled = True
+                    raise LLMFailure("timeout") from exc
                 raise LLMFailure("unreachable") from exc
             except (openai.APIError, json.JSONDecodeError) as exc:
+                shared.settled = True
                 raise LLMFailure("server_error", "malformed response") from exc
+            shared.settled = True
             return _reply(response, messages)
+        shared.settled = True
         raise LLMFailure("rejected", "400")
+
+
+def _retried_by_client(error: openai.APIStatusError) -> bool:
+    """Whether the ``openai`` client retries this status on its own (408, 409, 429, 5xx)."""
+    return error.status_code in (408, 409, 429) or error.status_code >= 500
+
+
+def _failure(error: openai.APIStatusError) -> LLMFailure:
+    if isinstance(error, openai.RateLimitError):
+        return LLMFailure("rate_limited", "429")
+    if error.status_code >= 500:
+        return LLMFailure("server_error", str(error.status_code))
+    return LLMFailure("rejected", str(error.status_code))
 
 
 def _reply(response: object, messages: list[dict[str, str]]) -> Reply:

@@ -93,6 +93,14 @@ class ChatRequest:
         return value.get("type") if isinstance(value, dict) else None
 
     @property
+    def response_schema(self) -> bool:
+        """Whether the request carries its answer's JSON schema (in any format)."""
+        value = self.body.get("response_format")
+        if not isinstance(value, dict):
+            return False
+        return "schema" in value or "schema" in value.get("json_schema", {})
+
+    @property
     def max_tokens(self) -> int | None:
         value = self.body.get("max_tokens", self.body.get("max_completion_tokens"))
         return int(value) if value is not None else None
@@ -313,11 +321,13 @@ class FakeOpenAI:
         json_schema: bool = True,
         json_object: bool = True,
         max_tokens: bool = True,
+        refusal_status: int = 400,
         default: Responder = grounded,
     ) -> None:
         self.latency = latency
         self.json_schema = json_schema
         self.json_object = json_object
+        self.refusal_status = refusal_status
         self.accepts_max_tokens = max_tokens
         self.default = default
         self.requests: list[ChatRequest] = []
@@ -359,12 +369,24 @@ class FakeOpenAI:
             )
         kind = request.response_format
         if kind == "json_schema" and not self.json_schema:
-            return Failure(400, "response_format json_schema is not supported", "response_format")
+            return self._refuse("json_schema")
         if kind == "json_object" and not self.json_object:
-            return Failure(400, "response_format json_object is not supported", "response_format")
+            return self._refuse("json_object")
         queue = self._scripts.get(request.section)
         responder = queue.popleft() if queue else self.default
         return responder(request)
+
+    def _refuse(self, kind: str) -> Failure:
+        if self.refusal_status >= 500:  # as llama-cpp-python's server does
+            return Failure(
+                self.refusal_status,
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                f"'input': '{kind}'}}",
+            )
+        return Failure(
+            self.refusal_status, f"response_format {kind} is not supported", "response_format"
+        )
 
     async def _chat(self, http: web.Request) -> web.Response:
         body = await http.json()

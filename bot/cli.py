@@ -10,6 +10,7 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from importlib import metadata
 from typing import TYPE_CHECKING, TextIO
 
 from bot.commands import messages
@@ -48,6 +49,14 @@ exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not fo
 """
 
 
+def _version() -> str:
+    """The installed distribution's version."""
+    try:
+        return metadata.version("vllm-report")
+    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
+        return "unknown"
+
+
 def _digest_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vllm-report",
@@ -56,6 +65,7 @@ def _digest_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("window", nargs="?", default="today", help="the window (default: today)")
+    parser.add_argument("--version", action="version", version=f"vllm-report {_version()}")
     _common(parser)
     parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
     parser.add_argument(
@@ -237,6 +247,8 @@ def main(
 
 def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:
     configure(json_lines=json_lines, level=logging.DEBUG if verbose else logging.ERROR, stream=err)
+    # a mistyped setting is worth a line even when only errors are shown
+    logging.getLogger("config.settings").setLevel(logging.WARNING)
 
 
 if __name__ == "__main__":  # pragma: no cover

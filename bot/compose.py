@@ -15,7 +15,13 @@ import httpx
 from pydantic import ValidationError
 
 from bot.commands.runner import ReportCore
-from config.settings import AppConfig, Settings, load_config, settings_error
+from config.settings import (
+    AppConfig,
+    Settings,
+    load_config,
+    settings_error,
+    warn_unknown_variables,
+)
 from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
 from digest.ask import AnswerWriter
 from digest.backends.sqlite.mirror import SQLiteStore
@@ -62,8 +68,10 @@ class Runtime:
 def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:
     """Settings from the environment and the configuration from ``config_path`` (or the env).
 
-    A malformed setting is a ``ConfigError`` naming the setting (never its value).
+    A malformed setting is a ``ConfigError`` naming the setting (never its value); a variable
+    with one of our prefixes that no setting reads is logged as a warning.
     """
+    warn_unknown_variables(os.environ)
     try:
         settings = Settings()
     except ValidationError as exc:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+import logging
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -24,9 +26,18 @@ from digest.github.names import valid_repo
 from digest.models import Topic
 from digest.windows import parse_day_start, zone
 
+log = logging.getLogger(__name__)
+
 
 def _env(prefix: str) -> SettingsConfigDict:
-    return SettingsConfigDict(env_prefix=prefix, extra="ignore", populate_by_name=True)
+    # An empty value (``SLACK_APP_TOKEN=`` in an env file) is unset, not an empty token.
+    return SettingsConfigDict(
+        env_prefix=prefix, extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
+
+
+Port = Annotated[int, Field(ge=0, le=65535)]  # 0: any free port
+Positive = Annotated[float, Field(gt=0)]
 
 
 class GitHubSettings(BaseSettings):
@@ -34,9 +45,9 @@ class GitHubSettings(BaseSettings):
     token: SecretStr | None = None
     api_url: str = "https://api.github.com"
     web_url: str = "https://github.com"
-    timeout: float = 20.0
-    max_retries: int = 3
-    backfill_days: int = 14
+    timeout: Positive = 20.0
+    max_retries: int = Field(default=3, ge=0, le=20)
+    backfill_days: int = Field(default=14, ge=1, le=366)
 
 
 class SlackSettings(BaseSettings):
@@ -46,7 +57,7 @@ class SlackSettings(BaseSettings):
     signing_secret: SecretStr | None = None
     api_url: str = "https://slack.com/api/"
     mode: Literal["socket", "http"] = "socket"
-    port: int = 3000
+    port: Port = 3000
 
 
 class DiscordSettings(BaseSettings):
@@ -63,12 +74,12 @@ class LLMSettings(BaseSettings):
     api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("LLM_API_KEY", "OPENAI_API_KEY")
     )
-    timeout: float = 60.0
-    max_retries: int = 1
-    concurrency: int = 8
-    section_tokens: int = 6000
-    digest_tokens: int = 28000
-    max_output_tokens: int = 1200
+    timeout: Positive = 60.0
+    max_retries: int = Field(default=1, ge=0, le=20)
+    concurrency: int = Field(default=8, ge=1, le=256)
+    section_tokens: int = Field(default=6000, ge=1)
+    digest_tokens: int = Field(default=28000, ge=1)
+    max_output_tokens: int = Field(default=1200, ge=1)
 
     @property
     def configured(self) -> bool:
@@ -83,7 +94,7 @@ class RedisSettings(BaseSettings):
 class Settings(BaseSettings):
     """Everything read from the environment, once, by the composition root."""
 
-    model_config = SettingsConfigDict(env_prefix="VLLM_REPORT_", extra="ignore")
+    model_config = _env("VLLM_REPORT_")
     github: GitHubSettings = Field(default_factory=GitHubSettings)
     slack: SlackSettings = Field(default_factory=SlackSettings)
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
@@ -92,10 +103,10 @@ class Settings(BaseSettings):
     db: str = str(Path.home() / ".cache" / "vllm-report" / "mirror.sqlite3")
     config: str | None = None
     log_json: bool = False
-    http_port: int = 8080
-    schedule_grace_hours: float = 6.0
-    sync_interval_minutes: float = 10.0
-    sync_fresh_seconds: float = 60.0
+    http_port: Port = 8080
+    schedule_grace_hours: float = Field(default=6.0, ge=0)
+    sync_interval_minutes: Positive = 10.0
+    sync_fresh_seconds: float = Field(default=60.0, ge=0)
 
 
 class TopicConfig(BaseModel):
@@ -252,16 +263,62 @@ def one_line(error: ValidationError, *, env_prefix: str | None = None) -> str:
     return "; ".join(parts)
 
 
+_SECTIONS: tuple[type[BaseSettings], ...] = (
+    GitHubSettings,
+    SlackSettings,
+    DiscordSettings,
+    LLMSettings,
+    RedisSettings,
+    Settings,
+)
+
+
 def settings_error(error: ValidationError) -> str:
     """An error of the environment settings on one line, naming each variable, never a value."""
-    sections = (
-        GitHubSettings,
-        SlackSettings,
-        DiscordSettings,
-        LLMSettings,
-        RedisSettings,
-        Settings,
-    )
-    found = next((s for s in sections if s.__name__ == error.title), None)
+    found = next((s for s in _SECTIONS if s.__name__ == error.title), None)
     prefix = str(found.model_config.get("env_prefix", "")) if found is not None else None
     return one_line(error, env_prefix=prefix)
+
+
+def known_variables() -> frozenset[str]:
+    """Every environment variable the settings read (aliases included)."""
+    names: set[str] = set()
+    for section in _SECTIONS:
+        prefix = str(section.model_config.get("env_prefix", ""))
+        for field, info in section.model_fields.items():
+            if isinstance(info.default_factory, type):
+                continue  # a nested section: its own variables count
+            alias = info.validation_alias
+            if isinstance(alias, AliasChoices):
+                names.update(str(choice).upper() for choice in alias.choices)
+            else:
+                names.add(f"{prefix}{field}".upper())
+    return frozenset(names)
+
+
+_PREFIXES = tuple(str(s.model_config.get("env_prefix", "")) for s in _SECTIONS)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """Variables with one of our prefixes that no setting reads, each with the closest known one.
+
+    ``GITHUB_*`` variables that are not near-misses of ours are left alone: GitHub Actions sets
+    dozens (``GITHUB_SHA``, ``GITHUB_REF``...).
+    """
+    known = sorted(known_variables())
+    found = []
+    for name in sorted(environ):
+        upper = name.upper()
+        if upper in known or not upper.startswith(_PREFIXES):
+            continue
+        github = upper.startswith("GITHUB_")
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.85 if github else 0.6)
+        if close or not github:
+            found.append((name, close[0] if close else None))
+    return found
+
+
+def warn_unknown_variables(environ: Mapping[str, str]) -> None:
+    """Log one warning per unknown variable with our prefixes, naming the closest known one."""
+    for name, closest in unknown_variables(environ):
+        log.warning("settings.unknown_variable", extra={"variable": name, "did_you_mean": closest})

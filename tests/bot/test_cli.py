@@ -281,6 +281,9 @@ async def test_unknown_topic_is_a_usage_error(tmp_path: Path) -> None:
     [
         ({"VLLM_REPORT_DB": "/proc/no/such/dir/mirror.sqlite3"}, "cannot open the local mirror"),
         ({"GITHUB_TIMEOUT": "soon"}, "invalid environment setting: timeout"),
+        ({"SLACK_PORT": "99999"}, "port (SLACK_PORT): Input should be less than or equal to"),
+        ({"VLLM_REPORT_HTTP_PORT": "-1"}, "(VLLM_REPORT_HTTP_PORT): Input should be greater"),
+        ({"LLM_CONCURRENCY": "0"}, "concurrency (LLM_CONCURRENCY): Input should be greater"),
     ],
 )
 async def test_local_setup_problems_are_configuration_errors(
@@ -292,6 +295,16 @@ async def test_local_setup_problems_are_configuration_errors(
     assert message in run.err and run.err.count("\n") == 1 and "Traceback" not in run.err
 
 
+async def test_mistyped_setting_gets_one_warning_naming_the_right_one(tmp_path: Path) -> None:
+    """A variable with our prefix that no setting reads is named once, with the closest one."""
+    env = {"GITHUB_API_URL": refused_url(), "SLACK_BOT_TOKN": "xoxb-1", "GITHUB_SHA": "abc"}
+    run = await _cli("today", env=env, tmp=tmp_path)
+    warnings = [line for line in run.err.splitlines() if "settings.unknown_variable" in line]
+    assert len(warnings) == 1
+    assert "SLACK_BOT_TOKN" in warnings[0] and "did_you_mean=SLACK_BOT_TOKEN" in warnings[0]
+    assert "xoxb-1" not in run.err
+
+
 async def test_closed_pipe_is_not_an_error(github: FakeGitHub, tmp_path: Path) -> None:
     """A reader that stops early (`| head -1`) ends the command quietly with exit 0."""
     read, write = os.pipe()
@@ -301,3 +314,13 @@ async def test_closed_pipe_is_not_an_error(github: FakeGitHub, tmp_path: Path) -
     finally:
         os.close(write)
     assert run.code == 0 and run.err == ""
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``vllm-report --version`` prints the package's version and exits 0."""
+    from importlib.metadata import version
+
+    from bot.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"vllm-report {version('vllm-report')}\n"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from config.settings import Settings, load_config
+from bot.compose import load_settings
+from config.settings import Settings, load_config, unknown_variables
 from digest.errors import ConfigError
 
 
@@ -87,3 +88,57 @@ def test_secrets_from_environment_never_print(monkeypatch: pytest.MonkeyPatch) -
     assert settings.github.token.get_secret_value() == "ghp_supersecret"
     assert settings.llm.api_key is not None and settings.llm.configured
     assert "supersecret" not in repr(settings) and "sk-secret" not in repr(settings)
+
+
+def test_empty_values_are_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SLACK_BOT_TOKEN=`` (an env file's empty line) is no token at all, like a missing one."""
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN", "SLACK_PORT"):
+        monkeypatch.setenv(name, "")
+    settings = Settings()
+    assert settings.slack.bot_token is None and settings.slack.app_token is None
+    assert settings.discord.token is None and settings.slack.port == 3000
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SLACK_PORT", "99999"),
+        ("VLLM_REPORT_HTTP_PORT", "65536"),
+        ("GITHUB_TIMEOUT", "0"),
+        ("GITHUB_BACKFILL_DAYS", "0"),
+        ("LLM_MAX_RETRIES", "-1"),
+        ("VLLM_REPORT_SYNC_INTERVAL_MINUTES", "0"),
+        ("VLLM_REPORT_SCHEDULE_GRACE_HOURS", "-2"),
+    ],
+)
+def test_numbers_out_of_range_name_their_variable(
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port or number out of range is a configuration error naming the variable, on one line."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert f"({name})" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_unknown_variables_name_the_closest_setting() -> None:
+    """Mistyped variables with our prefixes are found; GitHub Actions' own are left alone."""
+    environ = {
+        "SLACK_BOT_TOKN": "x",
+        "VLLM_REPORT_HTTPPORT": "1",
+        "DISCORD_TOKENS": "x",
+        "REDIS_HOST": "x",
+        "GITHUB_TOKN": "x",
+        "GITHUB_SHA": "abc",
+        "GITHUB_REPOSITORY": "o/r",
+        "SLACK_BOT_TOKEN": "x",
+        "OPENAI_API_KEY": "x",
+        "HOME": "/root",
+    }
+    assert unknown_variables(environ) == [
+        ("DISCORD_TOKENS", "DISCORD_TOKEN"),
+        ("GITHUB_TOKN", "GITHUB_TOKEN"),
+        ("REDIS_HOST", "REDIS_URL"),
+        ("SLACK_BOT_TOKN", "SLACK_BOT_TOKEN"),
+        ("VLLM_REPORT_HTTPPORT", "VLLM_REPORT_HTTP_PORT"),
+    ]

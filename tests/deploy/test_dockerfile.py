@@ -113,10 +113,10 @@ def test_compose_runs_the_bot_with_redis() -> None:
 
 
 def test_env_example_names_every_token_and_no_value() -> None:
-    """.env.example lists the tokens to fill in and holds no secret value."""
+    """.env.example lists the tokens to fill in, commented out, and holds no secret value."""
     text = (ROOT / ".env.example").read_text("utf-8")
     for name in ("GITHUB_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN"):
-        assert re.search(rf"^{name}=$", text, re.M), name
+        assert re.search(rf"^# {name}=$", text, re.M), name
 
 
 def replay() -> Any:

@@ -1,0 +1,75 @@
+"""Every zh/en word of the report website and its charts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from digest.i18n import fill, norm_lang
+
+# key: (zh, en)
+SITE: Mapping[str, tuple[str, str]] = {
+    # frame
+    "site.title": ("开发动态报告", "Development Reports"),
+    "site.repos": ("项目", "Repositories"),
+    "site.home": ("全部报告", "All reports"),
+    "site.back": ("« 返回 {name} 报告", "« Back to {name} Reports"),
+    "site.contents": ("目录", "Contents"),
+    "site.previous": ("← 前一天", "← Previous day"),
+    "site.next": ("后一天 →", "Next day →"),
+    "site.other_lang": ("English", "中文"),
+    "site.search": ("搜索", "Search"),
+    "site.search_label": ("搜索报告", "Search the reports"),
+    "site.search_noscript": (
+        "搜索需要 JavaScript；报告本身无需 JavaScript 即可阅读。",
+        "Search needs JavaScript; the reports themselves read without it.",
+    ),
+    "site.feed": ("订阅（Atom）", "Feed (Atom)"),
+    "site.feed_title": ("{name} 开发动态报告", "{name} Development Reports"),
+    "site.days": ("每日报告", "Daily reports"),
+    "site.pending": ("待生成", "pending"),
+    "site.pending_open": ("窗口尚未结束（{end} 结束）", "the window is still open (it ends {end})"),
+    "site.pending_reason": ("尚未生成：{reason}", "not built yet: {reason}"),
+    "site.latest": ("最新报告", "Latest report"),
+    "site.no_days": ("还没有报告。", "No reports yet."),
+    "site.provenance": ("来源", "Provenance"),
+    "site.view_on_github": ("在 GitHub 上查看", "on GitHub"),
+    "site.n_days": ("{n} 天", "{n} days"),
+    "site.lang_name": ("中文", "English"),
+    "site.data_table": ("图表数据", "Chart data"),
+    "site.date": ("日期", "Date"),
+    "site.hour": ("小时", "Hour"),
+    "site.empty_list": ("无", "None"),
+    # charts
+    "chart.opened_issues": ("新 Issue", "Opened issues"),
+    "chart.opened_prs": ("新 PR", "Opened PRs"),
+    "chart.merged_prs": ("合并 PR", "Merged PRs"),
+    "chart.comments": ("评论", "Comments"),
+    "chart.new_issues": ("新 Issue", "New issues"),
+    "chart.closed_issues": ("关闭 Issue", "Closed issues"),
+    "chart.new_prs": ("新 PR", "New PRs"),
+    "chart.closed_unmerged_prs": ("关闭未合并 PR", "Closed unmerged PRs"),
+    "chart.items": ("条目", "Items"),
+    "chart.activity_title": ("每小时活动（{tz}）", "Activity per hour ({tz})"),
+    "chart.activity_summary": (
+        "本时段新 Issue {issues} 个、新 PR {prs} 个、合并 PR {merged} 个、评论 {comments} 条；"
+        "最活跃的时段为 {hour} 时。",
+        "{issues} issues and {prs} PRs opened, {merged} PRs merged and {comments} comments "
+        "posted; the busiest hour started at {hour}:00.",
+    ),
+    "chart.days_title": ("最近 {n} 天", "The last {n} days"),
+    "chart.days_summary": (
+        "{days} 天内共新 Issue {issues} 个、新 PR {prs} 个、合并 PR {merged} 个。",
+        "Over {days} days: {issues} issues and {prs} PRs opened, {merged} PRs merged.",
+    ),
+    "chart.topic_title": ("{topic}：每日条目", "{topic}: items per day"),
+    "chart.topic_summary": (
+        "{days} 天内共 {n} 条{topic}相关条目。",
+        "{n} {topic} items over {days} days.",
+    ),
+}
+
+
+def site_t(key: str, lang: str, /, **values: object) -> str:
+    """The website phrase ``key`` in ``lang`` filled with ``values``."""
+    zh, en = SITE[key]
+    return fill(zh if norm_lang(lang) == "zh" else en, values)

@@ -1,0 +1,218 @@
+"""Charts of a repository's activity: SVG for the website, PNG for chat, from one description.
+
+matplotlib draws them: it is the best-kept Python plotting library, renders headless with its
+Agg (PNG) and SVG backends, needs no browser or JavaScript, and gives byte-identical output
+for the same data once the SVG hash salt and the file metadata are fixed. Charts describe
+counts only (never GitHub text), so a chart cannot carry untrusted markup.
+
+Chinese labels need a CJK font; when none is installed the labels are English, so a chart
+never shows boxes for missing glyphs.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import cache
+from typing import TYPE_CHECKING
+
+from digest.i18n.site import site_t
+from digest.models import Comment, Counts, Item, Window
+from digest.windows import zone
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+COUNT_KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+_ACTIVITY_KEYS = ("opened_issues", "opened_prs", "merged_prs", "comments")
+_COLORS = ("#d1495b", "#2e86ab", "#66a182", "#8e44ad", "#edae49")
+# Simplified Chinese first; any CJK family draws the labels' characters.
+_CJK_NAMES = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Noto Sans CJK",
+    "Source Han Sans",
+    "WenQuanYi",
+    "Droid Sans Fallback",
+    "Noto Serif CJK",
+)
+_SVG_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
+_SVG_ID = re.compile(r'( id="|url\(#|href="#)([^")]+)')
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """What a chart shows: labelled series of counts over labelled slots, and its words."""
+
+    kind: str  # activity | days | topic
+    lang: str  # the language of the labels (en when zh was asked for and no CJK font exists)
+    title: str
+    x_labels: tuple[str, ...]
+    series: tuple[tuple[str, tuple[int, ...]], ...]  # (label, one count per slot)
+    summary: str  # the text alternative: what the chart says, in one sentence
+
+    @property
+    def total(self) -> int:
+        return sum(sum(values) for _, values in self.series)
+
+
+@cache
+def cjk_font() -> str | None:
+    """The family name of an installed CJK font matplotlib can use, or ``None``."""
+    from matplotlib import font_manager
+
+    names = sorted({font.name for font in font_manager.fontManager.ttflist})
+    return next((n for p in _CJK_NAMES for n in names if n.startswith(p)), None)
+
+
+def label_lang(lang: str) -> str:
+    """The language charts can be labelled in: ``zh`` only when a CJK font is installed."""
+    return "zh" if lang == "zh" and cjk_font() is not None else "en"
+
+
+def activity_chart(
+    window: Window, items: Sequence[Item], comments: Sequence[Comment], lang: str
+) -> Chart:
+    """A day's activity: opened issues, opened PRs, merges and comments per hour of the window."""
+    lang = label_lang(lang)
+    tz = zone(window.timezone)
+    hours = max(1, int((window.end - window.start).total_seconds() // 3600))
+    slots = [window.start + timedelta(hours=h) for h in range(hours)]
+    x_labels = tuple(f"{s.astimezone(tz):%H}" for s in slots)
+
+    def per_hour(moments: Sequence[object]) -> tuple[int, ...]:
+        counts = [0] * hours
+        for moment in moments:
+            if window.contains(moment):  # type: ignore[arg-type]
+                index = int((moment - window.start).total_seconds() // 3600)  # type: ignore[operator]
+                counts[min(index, hours - 1)] += 1
+        return tuple(counts)
+
+    values = {
+        "opened_issues": per_hour([i.created_at for i in items if not i.is_pr]),
+        "opened_prs": per_hour([i.created_at for i in items if i.is_pr]),
+        "merged_prs": per_hour([i.merged_at for i in items if i.is_pr]),
+        "comments": per_hour([c.created_at for c in comments]),
+    }
+    series = tuple((site_t(f"chart.{key}", lang), values[key]) for key in _ACTIVITY_KEYS)
+    totals = {key: sum(v) for key, v in values.items()}
+    busiest = max(range(hours), key=lambda h: sum(v[h] for v in values.values()))
+    summary = site_t(
+        "chart.activity_summary",
+        lang,
+        issues=totals["opened_issues"],
+        prs=totals["opened_prs"],
+        merged=totals["merged_prs"],
+        comments=totals["comments"],
+        hour=x_labels[busiest],
+    )
+    title = site_t("chart.activity_title", lang, tz=window.timezone)
+    return Chart("activity", lang, title, x_labels, series, summary)
+
+
+def days_chart(days: Sequence[tuple[date, Counts | None]], lang: str) -> Chart:
+    """A repository's recent days: the five counts per day, oldest first (``None``: pending)."""
+    lang = label_lang(lang)
+    ordered = sorted(days, key=lambda pair: pair[0])
+    x_labels = tuple(f"{day:%m-%d}" for day, _ in ordered)
+    series = tuple(
+        (
+            site_t(f"chart.{key}", lang),
+            tuple(getattr(counts, key) if counts else 0 for _, counts in ordered),
+        )
+        for key in COUNT_KEYS
+    )
+    built = [counts for _, counts in ordered if counts is not None]
+    summary = site_t(
+        "chart.days_summary",
+        lang,
+        days=len(built),
+        issues=sum(c.new_issues for c in built),
+        prs=sum(c.new_prs for c in built),
+        merged=sum(c.merged_prs for c in built),
+    )
+    title = site_t("chart.days_title", lang, n=len(ordered))
+    return Chart("days", lang, title, x_labels, series, summary)
+
+
+def topic_chart(topic_title: str, days: Sequence[tuple[date, int | None]], lang: str) -> Chart:
+    """A focus topic's items per day, oldest first (``None``: the day is pending)."""
+    lang = label_lang(lang)
+    ordered = sorted(days, key=lambda pair: pair[0])
+    x_labels = tuple(f"{day:%m-%d}" for day, _ in ordered)
+    values = tuple(n or 0 for _, n in ordered)
+    title = site_t("chart.topic_title", lang, topic=topic_title)
+    summary = site_t(
+        "chart.topic_summary", lang, topic=topic_title, n=sum(values), days=len(values)
+    )
+    return Chart("topic", lang, title, x_labels, ((site_t("chart.items", lang), values),), summary)
+
+
+def _figure(chart: Chart) -> Figure:
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=(8, 3.2), dpi=100)
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.22)
+    ax = fig.subplots()
+    slots = range(len(chart.x_labels))
+    if chart.kind == "days":
+        for (label, values), color in zip(chart.series, _COLORS, strict=False):
+            ax.plot(
+                slots, values, marker="o", markersize=3, linewidth=1.5, label=label, color=color
+            )
+    else:
+        bottom = [0] * len(chart.x_labels)
+        for (label, values), color in zip(chart.series, _COLORS, strict=False):
+            ax.bar(slots, values, bottom=bottom, label=label, color=color, width=0.8)
+            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    step = max(1, len(chart.x_labels) // 12)
+    ax.set_xticks(list(slots)[::step], chart.x_labels[::step])
+    ax.set_title(chart.title, fontsize=11)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(bottom=0)
+    ax.grid(axis="y", linewidth=0.5, alpha=0.5)
+    ax.spines[["top", "right"]].set_visible(False)
+    if len(chart.series) > 1:
+        fig.legend(fontsize=8, frameon=False, ncols=len(chart.series), loc="lower center")
+    return fig
+
+
+def _rc(chart: Chart) -> dict[str, object]:
+    family = [cjk_font(), "DejaVu Sans"] if chart.lang == "zh" else ["DejaVu Sans"]
+    return {
+        "font.family": [f for f in family if f],
+        "svg.hashsalt": f"vllm-report-{chart.kind}",  # stable, distinct ids on a shared page
+        "svg.fonttype": "none",  # text stays text: small and selectable
+        "axes.unicode_minus": False,
+    }
+
+
+def render_svg(chart: Chart, prefix: str = "") -> str:
+    """The chart as an SVG element (no XML prolog), ready to inline in HTML.
+
+    ``prefix`` goes before every element id (and every reference to one), so several charts
+    can share a page.
+    """
+    from matplotlib import rc_context
+
+    with rc_context(_rc(chart)):  # type: ignore[arg-type]
+        out = io.StringIO()
+        _figure(chart).savefig(out, format="svg", metadata={"Date": None})
+    svg = _SVG_PROLOG.sub("", out.getvalue(), count=1)
+    if prefix:
+        svg = _SVG_ID.sub(lambda m: f"{m[1]}{prefix}{m[2]}", svg)
+    return svg
+
+
+def render_png(chart: Chart) -> bytes:
+    """The chart as a PNG image (for chat)."""
+    from matplotlib import rc_context
+
+    with rc_context(_rc(chart)):  # type: ignore[arg-type]
+        out = io.BytesIO()
+        _figure(chart).savefig(out, format="png", dpi=120, metadata={"Software": None})
+    return out.getvalue()

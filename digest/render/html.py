@@ -1,0 +1,276 @@
+"""HTML pages of the report website: pure functions of the digest model and the site's indexes.
+
+Jinja2 renders them with autoescape on, so every string from GitHub is escaped; links go only to
+http(s) URLs (``safe_url``); the only markup not escaped is the SVG of a chart, which
+``digest.render.charts`` draws from counts and fixed labels (matplotlib escapes its text).
+Every page carries a Content-Security-Policy: report and index pages run no script at all; the
+search page runs only the site's own files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from digest.analysis.types import LIST_KEYS
+from digest.i18n import count_label, counts_line, report_title, t
+from digest.i18n.site import site_t
+from digest.models import (
+    BulletList,
+    Counts,
+    Digest,
+    Inline,
+    ItemRef,
+    Paragraph,
+    Section,
+    Subheading,
+    Text,
+    UserRef,
+)
+from digest.render.charts import Chart, render_svg
+from digest.render.markdown import safe_url
+from digest.windows import format_moment, format_window, title_date
+
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
+CSP_STATIC = (
+    "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "base-uri 'none'; form-action 'self'"
+)
+CSP_SEARCH = (
+    "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self' blob:; "
+    "base-uri 'none'; form-action 'self'"
+)
+_SLUG = re.compile(r"[^a-z0-9]+")
+_SENTENCE = re.compile(r"^(.+?(?:。|[.!?](?=\s|$)))")
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A chart as a page shows it: its SVG (drawn by ``charts``) and what it describes."""
+
+    id: str
+    chart: Chart
+    svg: str
+
+    @property
+    def markup(self) -> Markup:
+        """The SVG, labelled by the figure's caption for assistive technology."""
+        svg = self.svg.replace("<svg ", f'<svg role="img" aria-labelledby="{self.id}-caption" ', 1)
+        return Markup(svg)  # drawn by digest.render.charts: counts and labels, text escaped
+
+
+def figure(figure_id: str, chart: Chart) -> Figure:
+    """``chart`` drawn for a page, its SVG ids prefixed with ``figure_id`` (unique on the page)."""
+    return Figure(figure_id, chart, render_svg(chart, prefix=f"{figure_id}-"))
+
+
+@dataclass(frozen=True, slots=True)
+class Nav:
+    """Where a page links to, as paths relative to the page (so the site works under any root)."""
+
+    root: str  # "../../../../" from a report page, "" from the site index
+    lang: str  # the language of the page
+    repo_index: str | None = None
+    previous: str | None = None
+    next: str | None = None
+    other_lang: str | None = None
+    feed: str | None = None
+
+    @property
+    def search(self) -> str:
+        return f"{self.root}search/{self.lang}/"
+
+    @property
+    def assets(self) -> str:
+        return f"{self.root}assets/"
+
+
+@dataclass(frozen=True, slots=True)
+class DayEntry:
+    """One day of a repository's index: its pages, or why it is pending."""
+
+    date: str
+    pages: tuple[tuple[str, str], ...]  # (lang, relative href), empty when pending
+    counts: Counts | None = None
+    summary: str = ""  # the first sentence of the summary
+    pending: str = ""  # the reason the day has no report yet
+
+
+@dataclass(frozen=True, slots=True)
+class RepoIndex:
+    """A repository's index page: newest day first, with its recent charts."""
+
+    repo: str
+    display_name: str
+    repo_url: str
+    days: tuple[DayEntry, ...]
+    figures: tuple[Figure, ...] = ()
+    feeds: tuple[tuple[str, str], ...] = ()  # (lang, relative href)
+
+
+@dataclass(frozen=True, slots=True)
+class SiteRepo:
+    """One repository on the site index."""
+
+    repo: str
+    display_name: str
+    href: str
+    latest: DayEntry | None
+
+
+@cache
+def fingerprint() -> str:
+    """A hash of the templates and renderers: a page rendered by other code is not reused."""
+    digest = hashlib.sha256()
+    folder = resources.files("digest.render")
+    for name in ("html.py", "charts.py"):
+        digest.update((folder / name).read_bytes())
+    templates = folder / "templates"
+    for entry in sorted(templates.iterdir(), key=lambda e: e.name):
+        if entry.is_file():
+            digest.update(entry.name.encode() + b"\x00" + entry.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("digest.render", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(
+        t=t,
+        site_t=site_t,
+        safe_url=safe_url,
+        count_label=count_label,
+        count_keys=LIST_KEYS,
+        html_lang=lambda lang: HTML_LANG.get(lang, "en"),
+        is_item=lambda span: isinstance(span, ItemRef),
+        is_user=lambda span: isinstance(span, UserRef),
+        is_text=lambda span: isinstance(span, Text),
+    )
+    env.filters["slug"] = anchor
+    return env
+
+
+def anchor(section_id: str) -> str:
+    """The HTML id of a section: ``topic:rocm`` → ``topic-rocm``."""
+    return _SLUG.sub("-", section_id.lower()).strip("-") or "section"
+
+
+def first_sentence(digest: Digest) -> str:
+    """The first sentence of the digest's summary (plain text), or ``""``."""
+    summary = digest.section("summary")
+    if summary is None:
+        return ""
+    for block in summary.blocks:
+        if isinstance(block, Paragraph):
+            text = "".join(span_text(span) for span in block.spans).strip()
+            match = _SENTENCE.match(text)
+            return match[1] if match else text
+    return ""
+
+
+def span_text(span: Inline) -> str:
+    """A span as plain text: ``#123 title``, ``@login`` or its text."""
+    if isinstance(span, ItemRef):
+        return f"#{span.number}" + (f" {span.title}" if span.title else "")
+    if isinstance(span, UserRef):
+        return f"@{span.login}"
+    return span.text
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """A part of a section as the page lays it out: blocks, or one collapsible list."""
+
+    blocks: tuple[Paragraph | Subheading | BulletList, ...]
+    summary: str = ""  # set for a collapsible appendix list: the list's heading
+
+
+def _groups(section: Section) -> tuple[_Group, ...]:
+    """The appendix's lists each become a ``<details>``; other sections stay as they are."""
+    if section.id != "appendix":
+        return (_Group(section.blocks),)
+    groups: list[_Group] = []
+    loose: list[Paragraph | Subheading | BulletList] = []
+    heading: str | None = None
+    for block in section.blocks:
+        if isinstance(block, Subheading):
+            if loose:
+                groups.append(_Group(tuple(loose)))
+                loose = []
+            heading = block.text
+        elif isinstance(block, BulletList) and heading is not None:
+            groups.append(_Group((block,), heading))
+            heading = None
+        else:
+            if heading is not None:  # a heading with no list: an empty list
+                groups.append(_Group((*loose, block), heading))
+                heading, loose = None, []
+                continue
+            loose.append(block)
+    if heading is not None:
+        groups.append(_Group((), heading))
+    if loose:
+        groups.append(_Group(tuple(loose)))
+    return tuple(groups)
+
+
+def render_report(digest: Digest, nav: Nav, figures: Sequence[Figure] = ()) -> str:
+    """One day's report page: the whole digest, its contents, charts and provenance."""
+    name = digest.display_name or digest.repo.split("/", 1)[-1]
+    tz = digest.window.timezone
+    return (
+        _env()
+        .get_template("report.html")
+        .render(
+            digest=digest,
+            nav=nav,
+            lang=digest.lang,
+            csp=CSP_STATIC,
+            name=name,
+            title=report_title(name, title_date(digest.window), digest.lang),
+            window=format_window(digest.window),
+            counts=counts_line(digest.counts, digest.lang),
+            sections=[(s, _groups(s)) for s in digest.sections],
+            figures=tuple(figures),
+            generated=format_moment(digest.generated_at, tz),
+            synced=format_moment(digest.synced_at, tz) if digest.synced_at else None,
+        )
+    )
+
+
+def render_repo_index(page: RepoIndex, nav: Nav) -> str:
+    """A repository's index: every day newest first, its counts and summary, the charts."""
+    return (
+        _env()
+        .get_template("repo.html")
+        .render(page=page, nav=nav, lang=nav.lang, csp=CSP_STATIC, figures=page.figures)
+    )
+
+
+def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
+    """The site's front page: the repositories and their latest report."""
+    return (
+        _env()
+        .get_template("index.html")
+        .render(repos=tuple(repos), nav=nav, lang=nav.lang, csp=CSP_STATIC)
+    )
+
+
+def render_search(nav: Nav) -> str:
+    """The search page of one language (Pagefind indexes each language separately)."""
+    return _env().get_template("search.html").render(nav=nav, lang=nav.lang, csp=CSP_SEARCH)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 from pydantic import ValidationError
 
+from bot.commands import messages
 from bot.commands.runner import ReportCore
 from config.settings import (
     AppConfig,
@@ -34,6 +35,8 @@ from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
+from digest.models import Digest
+from digest.schedule.subscription import Subscription
 from digest.service import DigestService
 from digest.state.base import SharedState
 from digest.writers.base import Writer
@@ -63,6 +66,36 @@ class Runtime:
     service: DigestService
     core: ReportCore
     writers: dict[str, Writer]
+
+
+ChannelPost = Callable[[str, Digest | str, Callable[[], Awaitable[None]]], Awaitable[None]]
+"""One platform's daily post in a channel: (channel, digest or quiet-day line, parent_sent)."""
+
+
+class PlatformUnavailable(RuntimeError):
+    """The subscription's platform is not configured in this process."""
+
+
+class DailyPoster:
+    """The scheduler's poster (``PostFn``): each daily post goes to its platform's front end."""
+
+    def __init__(self, posts: Mapping[str, ChannelPost]) -> None:
+        self._posts = dict(posts)
+
+    async def __call__(
+        self,
+        subscription: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        parent_sent: Callable[[], Awaitable[None]],
+    ) -> None:
+        post = self._posts.get(subscription.platform)
+        if post is None:
+            raise PlatformUnavailable(f"{subscription.platform} is not configured here")
+        content = messages.daily_post(digest, late=late, quiet=quiet)
+        await post(subscription.channel, content, parent_sent)
 
 
 def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:

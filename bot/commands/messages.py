@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
@@ -16,6 +17,8 @@ from digest.errors import (
     SourceUnavailable,
     StateUnavailable,
 )
+from digest.models import Digest
+from digest.windows import format_moment, format_window
 
 Platform = Literal["slack", "discord"]
 
@@ -159,3 +162,26 @@ def quiet_day(repo: str, window: str, lang: str = "en") -> str:
 def late_post(due: str, lang: str = "en") -> str:
     """The note on a daily digest posted after its time (after downtime or retries)."""
     return LATE_POST.get(lang, LATE_POST["en"]).format(due=due)
+
+
+def _late_note(digest: Digest) -> str:
+    due = format_moment(digest.window.end, digest.window.timezone)
+    return late_post(due, digest.lang)
+
+
+def daily_digest(digest: Digest, *, late: bool) -> Digest:
+    """``digest`` with a visible note when it is posted after its time."""
+    if not late:
+        return digest
+    return dataclasses.replace(digest, notes=(_late_note(digest), *digest.notes))
+
+
+def quiet_text(digest: Digest, *, late: bool = False) -> str:
+    """The one line posted instead of a digest of a day without activity (late ones say so)."""
+    line = quiet_day(digest.repo, format_window(digest.window), digest.lang)
+    return f"{line} {_late_note(digest)}" if late else line
+
+
+def daily_post(digest: Digest, *, late: bool, quiet: bool) -> Digest | str:
+    """What a daily run posts: the quiet-day line, or the digest (with a note when late)."""
+    return quiet_text(digest, late=late) if quiet else daily_digest(digest, late=late)

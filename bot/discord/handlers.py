@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import discord
 
@@ -22,6 +22,13 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import AskCommand, Command, DigestCommand, UsageError
 from bot.commands.subscriptions import Subscriptions
+from bot.discord.post import (
+    NO_MENTIONS,
+    THREAD_ARCHIVE_MINUTES,
+    http_failed,
+    message_kwargs,
+    post_thread,
+)
 from bot.discord.render import (
     DiscordPost,
     MessageSpec,
@@ -34,20 +41,8 @@ from digest.errors import DigestError
 
 log = logging.getLogger(__name__)
 
-NO_MENTIONS = discord.AllowedMentions.none()
-THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
-
 T = TypeVar("T")
 Interaction = discord.Interaction[Any]
-
-
-def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
-    """Keyword arguments of ``send`` for a rendered message, never able to mention anyone."""
-    return {
-        "content": spec.content or None,
-        "embeds": [discord.Embed.from_dict(e.to_dict()) for e in spec.embeds],
-        "allowed_mentions": NO_MENTIONS,
-    }
 
 
 def mention_text(content: str, bot_id: int) -> str:
@@ -151,22 +146,23 @@ class DiscordFrontEnd:
             else:
                 await self._fail(interaction, said)
             return
+
+        async def follow_up(spec: MessageSpec) -> discord.abc.Snowflake:
+            return await interaction.followup.send(wait=True, **message_kwargs(spec))
+
+        parent_out = False
+
+        async def sent(index: int, message_id: str) -> None:
+            nonlocal parent_out
+            parent_out = True
+
         try:
-            parent = await interaction.followup.send(wait=True, **message_kwargs(post.parent))
+            await post_thread(post, channel=interaction.channel, send=follow_up, sent=sent)
         except discord.HTTPException as exc:
-            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
-            await self._fail(interaction, messages.INTERNAL)
-            return
-        # The message returned by a follow-up has no guild: start the thread from the channel.
-        thread = await self._start_thread(interaction.channel, post.thread_name, parent)
-        try:
-            for spec in post.thread:
-                if thread is not None:
-                    await thread.send(**message_kwargs(spec))
-                else:
-                    await interaction.followup.send(**message_kwargs(spec))
-        except discord.HTTPException as exc:
-            _http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
+            http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
+            if not parent_out:
+                await self._fail(interaction, messages.INTERNAL)
+                return
             await interaction.followup.send(
                 messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
@@ -177,21 +173,6 @@ class DiscordFrontEnd:
         for spec in specs:
             await interaction.followup.send(**message_kwargs(spec))
 
-    async def _start_thread(
-        self, channel: Any, name: str, message: discord.abc.Snowflake
-    ) -> discord.Thread | None:
-        if isinstance(channel, discord.Thread):
-            return channel
-        if not isinstance(channel, discord.TextChannel):
-            return None
-        try:
-            return await channel.create_thread(
-                name=name, message=message, auto_archive_duration=THREAD_ARCHIVE_MINUTES
-            )
-        except discord.HTTPException as exc:
-            _http_failed("discord.thread_failed", exc, channel_id=channel.id)
-            return None
-
     async def _send_dm(
         self, user: discord.User | discord.Member, specs: Sequence[MessageSpec]
     ) -> str:
@@ -201,7 +182,7 @@ class DiscordFrontEnd:
         except discord.Forbidden:
             return messages.CANNOT_DM
         except discord.HTTPException as exc:
-            _http_failed("discord.dm_failed", exc, user_id=user.id)
+            http_failed("discord.dm_failed", exc, user_id=user.id)
             return messages.INTERNAL
         return messages.SENT_PRIVATE
 
@@ -255,7 +236,7 @@ class DiscordFrontEnd:
             log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
             await self._reply(message, self._error_text(exc))
         except discord.HTTPException as exc:
-            _http_failed("discord.post_failed", exc, **fields)
+            http_failed("discord.post_failed", exc, **fields)
         except Exception:  # logged with its trace; the user gets the shared words
             log.exception("discord.mention_failed", extra=fields)
             await self._reply(message, messages.INTERNAL)
@@ -287,7 +268,7 @@ class DiscordFrontEnd:
                 )
                 return thread, None
             except discord.HTTPException as exc:
-                _http_failed("discord.thread_failed", exc, channel_id=message.channel.id)
+                http_failed("discord.thread_failed", exc, channel_id=message.channel.id)
         return message.channel, message
 
     async def _reply(self, message: discord.Message, text: str) -> None:
@@ -304,8 +285,3 @@ class DiscordFrontEnd:
             and isinstance(channel, discord.abc.GuildChannel | discord.Thread)
             and channel.permissions_for(author).manage_channels
         )
-
-
-def _http_failed(event: str, exc: discord.HTTPException, **fields: Any) -> None:
-    """Log a request Discord refused, with its status and error code."""
-    log.warning(event, extra={**fields, "status": exc.status, "code": exc.code})

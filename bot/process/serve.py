@@ -28,14 +28,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
-from bot.daily import ChannelPoster, DailyPoster, DiscordDaily, SlackDaily
+from bot.compose import ChannelPost, DailyPoster
 from bot.discord import build_discord_client
+from bot.discord.post import DiscordDaily
 from bot.process.health import HealthServer, health_app, start_health
 from bot.process.logs import configure
 from bot.process.metrics import ErrorCounter, Metrics
 from bot.process.refresh import MirrorSync, followed_repos
 from bot.slack import build_slack_app, run_http, run_socket_mode, slack_bot
-from bot.slack.post import slack_error
+from bot.slack.post import SlackDaily, slack_error
 from config.settings import AppConfig, Settings
 from digest.backends.redis.ledger import RedisLedger
 from digest.backends.redis.state import RedisState
@@ -255,8 +256,8 @@ class BotProcess:
 
     # -- components -------------------------------------------------------------------------
 
-    def _start_front_ends(self) -> dict[str, ChannelPoster]:
-        posters: dict[str, ChannelPoster] = {}
+    def _start_front_ends(self) -> dict[str, ChannelPost]:
+        posters: dict[str, ChannelPost] = {}
         core, settings = self.runtime.core, self.settings
         if self.plan.slack:
             token = settings.slack.bot_token
@@ -300,7 +301,7 @@ class BotProcess:
             port = self.settings.slack.port
             await run_http(app, port, stop=self.stop, drain_s=self.drain_s)
 
-    def _start_scheduler(self, posters: dict[str, ChannelPoster]) -> None:
+    def _start_scheduler(self, posters: dict[str, ChannelPost]) -> None:
         core = self.runtime.core
         self.scheduler = Scheduler(
             subscriptions=self.subscriptions,

@@ -199,16 +199,22 @@ class SlackBot:
             if origin.thread_ts and not origin.im:
                 await self._tell(origin, messages.SENT_PRIVATE)
             return
+        parent_out = False
+
+        async def sent(index: int, ts: str) -> None:
+            nonlocal parent_out
+            parent_out = True
+
         try:
-            parent = await self.poster.post(origin.channel, post.parent, thread_ts=origin.thread_ts)
+            await self.poster.post_thread(
+                origin.channel, post, thread_ts=origin.thread_ts, sent=sent
+            )
         except SlackApiError as exc:
-            if slack_error(exc) not in _NOT_HERE:
+            if parent_out or slack_error(exc) not in _NOT_HERE:
                 raise
             log.info("slack.not_in_channel", extra={"channel": origin.channel})
             await self._tell(origin, messages.NOT_IN_CHANNEL)
             return
-        for reply in post.replies:
-            await self.poster.post(origin.channel, reply, thread_ts=origin.thread_ts or parent)
         log.info("slack.posted", extra={"channel": origin.channel, "messages": len(post.messages)})
 
     async def _tell(self, origin: Origin, text: str) -> None:

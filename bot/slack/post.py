@@ -1,4 +1,9 @@
-"""Posting to Slack: about one message per second per channel, 429 ``Retry-After`` honoured."""
+"""Posting to Slack: one thread path for commands and daily posts, paced per channel.
+
+About one message per second per channel, 429 ``Retry-After`` honoured. A thread is posted part
+by part (the parent, then each reply in order) and the caller hears of every part Slack accepted,
+so the daily post can record the run as soon as its parent is out.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,21 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.render import SlackMessage, SlackPost
+from bot.slack.render import SlackMessage, SlackPost, render_slack, render_text
+from digest.models import Digest
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+PartSent = Callable[[int, str], Awaitable[None]]
+"""Awaited after each message of a thread Slack accepted: its index (0 is the parent), its ts."""
+SentFn = Callable[[], Awaitable[None]]
 MAX_RATE_LIMIT_RETRIES = 4
 MAX_RETRY_AFTER_S = 120.0
+
+
+async def _nothing(index: int, ts: str) -> None:
+    return None
 
 
 def slack_error(exc: SlackApiError) -> str:
@@ -119,12 +132,23 @@ class SlackPoster:
         raise AssertionError("unreachable")
 
     async def post_thread(
-        self, channel: str, post: SlackPost, *, thread_ts: str | None = None
+        self,
+        channel: str,
+        post: SlackPost,
+        *,
+        thread_ts: str | None = None,
+        sent: PartSent = _nothing,
     ) -> str:
-        """Post the parent, then every reply in its thread (or all in ``thread_ts``)."""
+        """Post the parent, then every reply in its thread (or all in ``thread_ts``), in order.
+
+        ``sent(index, ts)`` is awaited after each message Slack accepted (0 is the parent); the
+        first failure is raised, and nothing after it is posted. Returns the parent's ``ts``.
+        """
         parent_ts = await self.post(channel, post.parent, thread_ts=thread_ts)
-        for reply in post.replies:
-            await self.post(channel, reply, thread_ts=thread_ts or parent_ts)
+        await sent(0, parent_ts)
+        for index, reply in enumerate(post.replies, 1):
+            ts = await self.post(channel, reply, thread_ts=thread_ts or parent_ts)
+            await sent(index, ts)
         return parent_ts
 
     async def open_dm(self, user: str) -> str:
@@ -140,3 +164,36 @@ class SlackPoster:
         if thread_ts:
             args["thread_ts"] = thread_ts
         await self.client.chat_postEphemeral(**args)
+
+
+class SlackDaily:
+    """The daily post in a Slack channel: the digest as a thread, or the one quiet-day line.
+
+    A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
+    has been awaited, a reply Slack refuses is logged and ends the thread.
+    """
+
+    def __init__(self, poster: SlackPoster) -> None:
+        self._poster = poster
+
+    async def __call__(self, channel: str, content: Digest | str, parent_sent: SentFn) -> None:
+        post = (
+            SlackPost(render_text(content)) if isinstance(content, str) else render_slack(content)
+        )
+        parent_out = False
+
+        async def sent(index: int, ts: str) -> None:
+            nonlocal parent_out
+            if index == 0:
+                parent_out = True
+                await parent_sent()
+
+        try:
+            await self._poster.post_thread(channel, post, sent=sent)
+        except SlackApiError as exc:
+            if not parent_out:
+                raise
+            log.warning(
+                "schedule.reply_failed",
+                extra={"platform": "slack", "channel": channel, "error": slack_error(exc)},
+            )

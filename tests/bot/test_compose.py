@@ -1,4 +1,5 @@
-"""The composition root: the writers it builds, and Redis outages through the real runtime."""
+"""The composition root: the writers it builds, the daily poster, and Redis outages through the
+real runtime."""
 
 from __future__ import annotations
 
@@ -10,17 +11,26 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from aiohttp import web
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
 from bot.commands.dispatch import Dispatcher, Reply, granted
-from bot.commands.subscriptions import ChannelSubscriptions
-from bot.compose import Runtime, build_runtime
+from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests
+from bot.compose import DailyPoster, PlatformUnavailable, Runtime, build_runtime
+from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestRequest
 from digest.errors import ConfigError, DigestError, StateUnavailable
+from digest.models import Digest
+from digest.schedule.ledger import StateLedger
+from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.github import FakeGitHub, MutableClock, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
 from tests.support.redis_server import RedisServer, find_binary, free_port
+from tests.support.serve import SCHEDULED, fake_slack_before, sample_digest, subscription
 
 REPO = "vllm-project/vllm"
 NOW = datetime(2026, 3, 11, 3, 21, tzinfo=UTC)
@@ -199,3 +209,62 @@ async def test_a_malformed_redis_url_is_a_configuration_error(
         async with build_runtime(settings, load_config(), clock=_clock):
             pass
     assert "pw@" not in str(caught.value)
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def test_unconfigured_platform_is_an_error() -> None:
+    """A subscription of a platform this process does not run is not silently dropped."""
+    with pytest.raises(PlatformUnavailable):
+        await DailyPoster({})(
+            subscription("discord", "1"),
+            await sample_digest(),
+            late=False,
+            quiet=False,
+            parent_sent=_nothing,
+        )
+
+
+async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
+    """Slack drops the connection on every reply: the scheduler keeps the run posted, and no
+    later pass (here or on another replica) posts the parent again."""
+
+    async def drop_replies(request: web.Request, is_reply: bool) -> web.StreamResponse | None:
+        if not is_reply or request.transport is None:
+            return None
+        request.transport.close()
+        return web.Response(status=500)  # never arrives
+
+    fake, runner = await fake_slack_before(drop_replies)
+    clock = MutableClock(SCHEDULED)
+    state = SQLiteState(":memory:", clock=clock)
+    try:
+        subs = StateSubscriptions(state)
+        await subs.put_subscription(subscription())
+        client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url, retry_handlers=[])
+        digest = await sample_digest()
+
+        async def build(request: DigestRequest) -> Digest:
+            return digest
+
+        def replica() -> Scheduler:
+            return Scheduler(
+                subscriptions=subs,
+                ledger=StateLedger(state),
+                request=ScheduledRequests(load_config(), default_writer="template"),
+                build=build,
+                post=DailyPoster({"slack": SlackDaily(SlackPoster(client, pace_s=0.0))}),
+                clock=clock,
+            )
+
+        first = replica()
+        assert await first.tick() == 1
+        assert first.counters["posts_incomplete"] == 1
+        clock.advance(timedelta(minutes=30))
+        assert await first.tick() == 0 and await replica().tick() == 0
+        assert len(fake.posts) == 1 and "thread_ts" not in fake.posts[0]
+    finally:
+        await state.close()
+        await runner.cleanup()

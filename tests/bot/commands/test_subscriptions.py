@@ -17,9 +17,10 @@ from bot.commands.grammar import (
     UnsubscribeCommand,
 )
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
-from bot.daily import DailyPoster, SlackDaily
+from bot.compose import DailyPoster
 from bot.slack import SlackPoster
 from bot.slack.managers import is_manager
+from bot.slack.post import SlackDaily
 from config.settings import AppConfig, SubscriptionConfig, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.models import Window

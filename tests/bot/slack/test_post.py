@@ -1,21 +1,31 @@
-"""Posting: threads, pacing per channel, 429 Retry-After."""
+"""Posting: threads, pacing per channel, 429 Retry-After, and the daily post."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import json
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
 from bot.slack import build_slack_app, slack_bot
-from bot.slack.post import ChannelPacer, SlackPoster
+from bot.slack.post import ChannelPacer, SlackDaily, SlackPoster
 from bot.slack.render import SlackPost, render_slack
 from config.settings import load_config
-from digest.models import Answer, Digest
-from tests.bot.slack.conftest import NOW, sample_digest
+from digest.models import Answer, Digest, Window
+from digest.schedule.subscription import Subscription
+from tests.bot.slack.conftest import NOW
+from tests.bot.slack.conftest import sample_digest as sample_day
 from tests.fakes.slack import FakeSlack
+from tests.support.serve import SCHEDULED, sample_digest, subscription
+
+EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "Asia/Shanghai")
 
 
 class _NoCore:
@@ -115,10 +125,125 @@ async def test_scheduled_post_uses_the_apps_poster(
 ) -> None:
     """A digest posted by the scheduler lands as parent + thread, like a command's."""
     app = build_slack_app(_NoCore(), web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
-    digest = await sample_digest("zh")
+    digest = await sample_day("zh")
     ts = await slack_bot(app).poster.post_thread("C0000009", render_slack(digest))
     parent, *replies = fake.posts
     assert parent["_ts"] == ts and parent["channel"] == "C0000009"
     assert parent["blocks"][0]["text"]["text"] == "vLLM 开发动态报告 - 2026-01-31"
     assert len(replies) == len(digest.sections) - 1
     assert all(r["thread_ts"] == ts for r in replies)
+
+
+async def _nothing() -> None:
+    return None
+
+
+DailyFn = Callable[..., Awaitable[None]]
+
+
+@pytest.fixture
+def slack(fake: FakeSlack) -> FakeSlack:
+    return fake
+
+
+def slack_daily(fake: FakeSlack, *, pace_s: float = 0.0) -> DailyFn:
+    """A subscription's daily post through :class:`SlackDaily`, as the scheduler makes it."""
+    client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url)
+    daily = SlackDaily(SlackPoster(client, pace_s=pace_s))
+
+    async def post(
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        parent_sent: Callable[[], Awaitable[None]] = _nothing,
+    ) -> None:
+        await daily(sub.channel, messages.daily_post(digest, late=late, quiet=quiet), parent_sent)
+
+    return post
+
+
+async def test_slack_digest_is_a_parent_with_a_thread(slack: FakeSlack) -> None:
+    """The parent message comes first; every section follows in its thread, unfurls off."""
+    digest = await sample_digest()
+    await slack_daily(slack)(subscription(), digest, late=False, quiet=False)
+    parent, *replies = slack.posts
+    assert "thread_ts" not in parent and parent["channel"] == "C0000001"
+    assert replies and all(r["thread_ts"] == parent["_ts"] for r in replies)
+    assert all(p["unfurl_links"] in (False, "false", "0", 0) for p in slack.posts)
+    assert "Posted late" not in json.dumps(parent)
+
+
+async def test_slack_late_digest_says_so(slack: FakeSlack) -> None:
+    """A late post carries a note with the time it was due."""
+    digest = await sample_digest()
+    await slack_daily(slack)(subscription(), digest, late=True, quiet=False)
+    assert "Posted late: this daily digest was due at 2026-02-01 11:21 (UTC+8)" in json.dumps(
+        slack.posts[0], ensure_ascii=False
+    )
+
+
+async def test_slack_quiet_day_is_one_line(slack: FakeSlack) -> None:
+    """A day without activity is one short message, no thread."""
+    digest = await sample_digest(EMPTY)
+    await slack_daily(slack)(subscription(), digest, late=False, quiet=True)
+    assert len(slack.posts) == 1
+    assert slack.posts[0]["text"].startswith("Quiet day in vllm-project/vllm: no new or closed")
+
+
+async def test_chinese_quiet_and_late_lines_are_in_chinese(slack: FakeSlack) -> None:
+    """A zh subscription's quiet-day line and late note are written in Chinese."""
+    digest = await sample_digest(EMPTY, lang="zh")
+    await slack_daily(slack)(subscription(), digest, late=True, quiet=True)
+    (post,) = slack.posts
+    assert post["text"].startswith("vllm-project/vllm 今日无动态")
+    assert "延迟发布" in post["text"] and "Posted late" not in post["text"]
+
+
+async def test_slack_parent_failure_raises_so_the_run_is_retried(slack: FakeSlack) -> None:
+    """When the parent cannot be posted the poster raises; nothing is half-posted."""
+    slack.fail("chat.postMessage", "not_in_channel")
+    with pytest.raises(SlackApiError):
+        await slack_daily(slack)(subscription(), await sample_digest(), late=False, quiet=False)
+    assert slack.posts == []
+
+
+async def test_slack_reply_failure_keeps_the_post(slack: FakeSlack) -> None:
+    """A failing reply after the parent is logged, not raised: a retry would double the parent."""
+    digest = await sample_digest()
+    poster = slack_daily(slack, pace_s=0.3)
+    task = asyncio.create_task(poster(subscription(), digest, late=False, quiet=False))
+    await slack.wait_until(lambda: len(slack.posts) >= 1)
+    slack.fail("chat.postMessage", "msg_too_long", times=50)
+    await asyncio.wait_for(task, 5)
+    assert len(slack.posts) == 1
+    assert len(slack.called("chat.postMessage")) == 2
+
+
+async def test_slack_post_counts_as_made_once_the_parent_is_out(slack: FakeSlack) -> None:
+    """``parent_sent`` is awaited right after the parent message, before any reply."""
+    seen: list[int] = []
+
+    async def parent_sent() -> None:
+        seen.append(len(slack.posts))
+
+    poster = slack_daily(slack)
+    await poster(
+        subscription(), await sample_digest(), late=False, quiet=False, parent_sent=parent_sent
+    )
+    await poster(
+        subscription(), await sample_digest(EMPTY), late=False, quiet=True, parent_sent=parent_sent
+    )
+    assert seen[0] == 1 and len(slack.posts) > 2
+    assert seen[1] == len(slack.posts)
+
+
+async def test_slack_late_quiet_day_says_it_is_late(slack: FakeSlack) -> None:
+    """A quiet day caught up after downtime is still one line, with the time it was due."""
+    await slack_daily(slack)(subscription(), await sample_digest(EMPTY), late=True, quiet=True)
+    (line,) = slack.posts
+    assert line["text"].startswith("Quiet day in vllm-project/vllm")
+    assert line["text"].endswith(
+        "Posted late: this daily digest was due at 2026-03-04 11:21 (UTC+8)."
+    )

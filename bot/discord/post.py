@@ -1,0 +1,156 @@
+"""Posting to Discord: one thread path for commands and daily posts, never able to mention.
+
+A digest is a parent message, a thread started from it and the sections inside, posted part by
+part in order; the caller hears of every part Discord accepted, so the daily post can record the
+run as soon as its parent is out. Where no thread can be started (a direct message, a channel
+that is not a text channel) the sections follow the parent where it went.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+import discord
+
+from bot.discord.render import DiscordPost, MessageSpec, render_discord, render_text
+from digest.models import Digest
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+
+Send = Callable[[MessageSpec], Awaitable[discord.abc.Snowflake]]
+"""Sends one rendered message where the thread's parent goes; returns the message sent."""
+PartSent = Callable[[int, str], Awaitable[None]]
+"""Awaited after each message Discord accepted: its index (0 is the parent) and its id. A thread
+started from a message has that message's id, so the parent's id also names the thread."""
+SentFn = Callable[[], Awaitable[None]]
+
+
+async def _nothing(index: int, message_id: str) -> None:
+    return None
+
+
+def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
+    """Keyword arguments of ``send`` for a rendered message, never able to mention anyone."""
+    return {
+        "content": spec.content or None,
+        "embeds": [discord.Embed.from_dict(e.to_dict()) for e in spec.embeds],
+        "allowed_mentions": NO_MENTIONS,
+    }
+
+
+def http_failed(event: str, exc: discord.HTTPException, **fields: Any) -> None:
+    """Log a request Discord refused, with its status and error code."""
+    log.warning(event, extra={**fields, "status": exc.status, "code": exc.code})
+
+
+def channel_sender(channel: discord.abc.Messageable) -> Send:
+    """A :data:`Send` posting in ``channel``."""
+
+    async def send(spec: MessageSpec) -> discord.Message:
+        return await channel.send(**message_kwargs(spec))
+
+    return send
+
+
+async def send_parts(
+    send: Send, specs: Sequence[MessageSpec], *, sent: PartSent = _nothing, first: int = 0
+) -> None:
+    """Send ``specs`` one by one, awaiting ``sent(index, id)`` after each (from ``first``)."""
+    for index, spec in enumerate(specs, first):
+        message = await send(spec)
+        await sent(index, str(message.id))
+
+
+async def start_thread(
+    channel: Any, name: str, parent: discord.abc.Snowflake, *, strict: bool = False
+) -> discord.Thread | None:
+    """The thread the replies to ``parent`` go into, or None where they follow the parent.
+
+    In a thread, that thread; in a text channel, a new thread from ``parent``; elsewhere None.
+    A thread Discord refuses to start is logged and None, unless ``strict`` (then it raises).
+    """
+    if isinstance(channel, discord.Thread):
+        return channel
+    if not isinstance(channel, discord.TextChannel):
+        return None
+    try:
+        # A follow-up's message has no guild: the thread is started from the channel.
+        return await channel.create_thread(
+            name=name, message=parent, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+        )
+    except discord.HTTPException as exc:
+        if strict:
+            raise
+        http_failed("discord.thread_failed", exc, channel_id=channel.id)
+        return None
+
+
+async def post_thread(
+    post: DiscordPost,
+    *,
+    channel: Any,
+    send: Send,
+    sent: PartSent = _nothing,
+    strict: bool = False,
+) -> None:
+    """Post ``post.parent`` with ``send``, then the thread's messages in order in its thread.
+
+    ``channel`` is where the parent lands (the thread is started there); see
+    :func:`start_thread` for ``strict``. The first failure is raised; nothing after it is posted.
+    """
+    parent = await send(post.parent)
+    await sent(0, str(parent.id))
+    thread = await start_thread(channel, post.thread_name, parent, strict=strict)
+    replies = send if thread is None else channel_sender(thread)
+    await send_parts(replies, post.thread, sent=sent, first=1)
+
+
+class DiscordDaily:
+    """The daily post in a Discord channel: the digest as a thread, or the quiet-day line.
+
+    A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
+    has been awaited, a thread or reply Discord refuses is logged and ends the thread.
+    """
+
+    def __init__(self, client: discord.Client) -> None:
+        self._client = client
+
+    async def _channel(self, channel_id: int) -> Any:
+        found = self._client.get_channel(channel_id)
+        return found if found is not None else await self._client.fetch_channel(channel_id)
+
+    async def __call__(self, channel_id: str, content: Digest | str, parent_sent: SentFn) -> None:
+        channel = await self._channel(int(channel_id))
+        send = channel_sender(channel)
+        parent_out = False
+
+        async def sent(index: int, message_id: str) -> None:
+            nonlocal parent_out
+            if index == 0:
+                parent_out = True
+                await parent_sent()
+
+        if isinstance(content, str):
+            await send_parts(send, render_text(content), sent=sent)
+            return
+        try:
+            await post_thread(
+                render_discord(content), channel=channel, send=send, sent=sent, strict=True
+            )
+        except discord.HTTPException as exc:
+            if not parent_out:
+                raise
+            log.warning(
+                "schedule.reply_failed",
+                extra={
+                    "platform": "discord",
+                    "channel": channel_id,
+                    "status": exc.status,
+                    "code": exc.code,
+                },
+            )

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bot.commands.grammar import AskCommand, Options, UsageError, parse
 from bot.commands.runner import ReportCore
-from digest.ask.template import digest_command, window_spec
-from digest.models import Answer, Block, Inline, Paragraph, Text
+from digest.models import Pointer
 from digest.render.answer import render_answer_json, render_answer_markdown
+from digest.windows import spec_of
 
 
 async def run_ask(
@@ -34,30 +32,18 @@ async def run_ask(
         command.question,
         Options(repo or opts.repo, lang or opts.lang, opts.private),
     )
-    answer = _cli_pointer(await core.ask(command), core.config.default_repo)
-    return render_answer_json(answer) + "\n" if fmt == "json" else render_answer_markdown(answer)
+    answer = await core.ask(command)
+    if fmt == "json":
+        return render_answer_json(answer) + "\n"
+    return render_answer_markdown(answer, cli_line)
 
 
-def _cli_pointer(answer: Answer, default_repo: str) -> Answer:
-    """The answer with its chat commands given as command lines: "full list" ``topic rocm week``
-    becomes ``vllm-report week --topic rocm``, an example ``ask …`` becomes ``vllm-report ask``."""
-    chat = digest_command(answer.topic, answer.window, answer.repo, default_repo)
-    cli = f"vllm-report {window_spec(answer.window)}"
-    cli += f" --topic {answer.topic}" if answer.topic else ""
-    cli += f" --repo {answer.repo}" if answer.repo.lower() != default_repo.lower() else ""
-
-    def command(span: Inline) -> Inline:
-        if not isinstance(span, Text) or span.style != "code":
-            return span
-        if span.text == chat:
-            return Text(cli, "code")
-        if span.text.startswith("ask "):  # the example question of "unknown topic"
-            return Text(f'vllm-report ask "{span.text[4:]}"', "code")
-        return span
-
-    def swap(block: Block) -> Block:
-        return (
-            Paragraph(tuple(map(command, block.spans))) if isinstance(block, Paragraph) else block
-        )
-
-    return replace(answer, blocks=tuple(swap(b) for b in answer.blocks))
+def cli_line(pointer: Pointer) -> str:
+    """The command line that asks for ``pointer``: ``vllm-report week --topic rocm`` or
+    ``vllm-report ask "…"``."""
+    if pointer.question is not None:
+        return f'vllm-report ask "{pointer.question}"'
+    spec = spec_of(pointer.window) if pointer.window is not None else "today"
+    line = f"vllm-report {spec}"
+    line += f" --topic {pointer.topic}" if pointer.topic else ""
+    return line + (f" --repo {pointer.repo}" if pointer.repo else "")

@@ -21,6 +21,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Section,
     Subheading,
     Text,
@@ -41,6 +42,8 @@ def _span(span: Inline) -> dict[str, Any]:
         return {"t": "text", "text": span.text, "style": span.style}
     if isinstance(span, ItemRef):
         return {"t": "item", "number": span.number, "url": span.url, "title": span.title}
+    if isinstance(span, Pointer):
+        raise CodecError("a digest holds no pointers")
     return {"t": "user", "login": span.login, "url": span.url}
 
 

@@ -159,7 +159,21 @@ class UserRef:
     url: str
 
 
-Inline = Text | ItemRef | UserRef
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    """Something the reader can ask for next; each front end writes it in its own syntax.
+
+    The digest of ``window`` (of ``topic`` if given), or the question ``question``; ``repo`` is
+    ``None`` for the default repository.
+    """
+
+    window: Window | None = None
+    topic: str | None = None
+    repo: str | None = None
+    question: str | None = None
+
+
+Inline = Text | ItemRef | UserRef | Pointer
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from digest.analysis.text import shorten
 from digest.i18n import PLACEHOLDER, phrase
-from digest.models import Inline, Item, ItemRef, Text, UserRef
+from digest.models import Inline, Item, ItemRef, Pointer, Text, UserRef
 
 Part = str | int | Inline | Sequence[Inline]
 Spans = tuple[Inline, ...]
@@ -51,7 +51,7 @@ def tidy(spans: Sequence[Inline]) -> Spans:
 
 
 def _as_spans(part: Part) -> list[Inline]:
-    if isinstance(part, Text | ItemRef | UserRef):
+    if isinstance(part, Text | ItemRef | UserRef | Pointer):
         return [part]
     if isinstance(part, str | int):
         return [Text(str(part))]

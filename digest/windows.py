@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -13,6 +14,18 @@ MAX_DAYS = 31
 _DATE = r"\d{4}-\d{2}-\d{2}"
 _NDAYS = re.compile(r"^(\d{1,3})d$")
 _RANGE = re.compile(rf"^({_DATE})\.\.({_DATE})$")
+_SPEC = re.compile(rf"^(?:today|yesterday|week|\d{{1,3}}d|{_DATE}(?:\.\.{_DATE})?)$", re.I)
+WINDOW_EXAMPLES = "today, yesterday, week, 3d, 2026-03-10 or 2026-03-01..2026-03-07"
+
+
+def is_window_spec(text: str) -> bool:
+    """Whether ``text`` has the shape of a window spec (its dates are checked by parsing)."""
+    return bool(_SPEC.match(text.strip()))
+
+
+def unknown_window(spec: str) -> BadWindow:
+    """The one error for a word that is no window."""
+    return BadWindow(f"unknown window {spec!r} (try {WINDOW_EXAMPLES})")
 
 
 def zone(name: str) -> ZoneInfo:
@@ -85,10 +98,7 @@ def parse_window(
         end = start + timedelta(days=1)
         label = day.isoformat()
     else:
-        raise BadWindow(
-            f"unknown window {spec!r} (try today, yesterday, week, 3d, 2026-03-10 "
-            "or 2026-03-01..2026-03-07)"
-        )
+        raise unknown_window(spec)
     if start >= now:
         raise BadWindow(f"the window {spec!r} has not started yet")
     if start >= now_floor:
@@ -133,3 +143,17 @@ def title_date(window: Window) -> str:
     if window.days <= 1:
         return (last if window.ends_now else first).isoformat()
     return f"{first.isoformat()} ~ {last.isoformat()}"
+
+
+def spec_of(window: Window) -> str:
+    """The window spec closest to ``window`` (the inverse of ``parse_window``): today, week,
+    3d, yesterday, DATE or DATE..DATE."""
+    if window.ends_now:
+        days = max(1, math.ceil(window.days - 1e-9))
+        return "today" if days == 1 else "week" if days == 7 else f"{days}d"
+    if window.label == "yesterday":
+        return "yesterday"
+    tz = zone(window.timezone)
+    first = window.start.astimezone(tz).date()
+    last = (window.end - timedelta(microseconds=1)).astimezone(tz).date()
+    return first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"

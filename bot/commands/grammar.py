@@ -15,13 +15,11 @@ from dataclasses import dataclass
 
 from digest.errors import BadWindow
 from digest.github.names import valid_repo
-from digest.windows import parse_day_start
+from digest.models import Pointer
+from digest.windows import is_window_spec, parse_day_start, spec_of, unknown_window
 
 _OPTION = re.compile(r"^(?:--)?([a-z]+)[:=](.*)$", re.I)
 _TOPIC = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
-_WINDOW = re.compile(
-    r"^(today|yesterday|week|\d{1,3}d|\d{4}-\d{2}-\d{2}(?:\.\.\d{4}-\d{2}-\d{2})?)$", re.I
-)
 _ZONE = re.compile(r"^[A-Za-z_]+(?:/[A-Za-z0-9_+-]+){0,2}$")
 LANGS = ("zh", "en")
 WRITERS = ("template", "llm")
@@ -130,7 +128,7 @@ def parse(text: str) -> Command:
     if first == "ask" or (
         first
         and first not in _KEYWORDS
-        and not _WINDOW.match(first)
+        and not is_window_spec(first)
         and _looks_like_question(" ".join(words[lead:]))
     ):
         return _parse_ask(" ".join(words[:lead] + words[lead + (first == "ask") :]))
@@ -165,18 +163,58 @@ def parse(text: str) -> Command:
         _no_more(args, "subscribe")
         return _subscribe(opts, options)
     _reject(opts, ("time", "tz", "topics"), "only with subscribe")
-    writer = _writer(opts.get("writer"))
     if head == "topic":
         if not args:
             raise UsageError("say which topic, e.g. `topic rocm` or `topic rocm week`")
-        topics = _topics(args[0])
-        window = args[1] if len(args) > 1 else "today"
         _no_more(args[2:], "topic")
-        return DigestCommand(_window(window), topics, writer, options)
-    if not head:
-        return DigestCommand("today", None, writer, options)
-    _no_more(args, head)
-    return DigestCommand(_window(head), None, writer, options)
+        window = args[1] if len(args) > 1 else None
+        return digest_command(window, args[0], opts.get("writer"), options)
+    if head:
+        _no_more(args, head)
+    return digest_command(head or None, None, opts.get("writer"), options)
+
+
+def digest_command(
+    window: str | None = None,
+    topics: str | None = None,
+    writer: str | None = None,
+    options: Options = Options(),
+) -> DigestCommand:
+    """A digest of ``window`` (default today), of the comma-separated ``topics`` if given."""
+    spec = _window(window) if window is not None else "today"
+    return DigestCommand(
+        spec, _topics(topics) if topics is not None else None, _writer(writer), options
+    )
+
+
+def ask_command(question: str, options: Options = Options()) -> AskCommand:
+    """A question, its spaces folded; refused when empty or too long."""
+    text = " ".join(question.split())
+    if not text:
+        raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
+    if len(text) > MAX_QUESTION:
+        raise UsageError(f"a question is at most {MAX_QUESTION} characters")
+    return AskCommand(text, options)
+
+
+def subscribe_command(
+    time: str | None = None,
+    zone: str | None = None,
+    topics: str | None = None,
+    writer: str | None = None,
+    options: Options = Options(),
+) -> SubscribeCommand:
+    """A daily subscription; every part optional, each validated."""
+    if time is not None:
+        try:
+            parse_day_start(time)
+        except BadWindow as exc:
+            raise UsageError(str(exc)) from exc
+    if zone is not None and not _ZONE.match(zone):
+        raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as Europe/Berlin)")
+    return SubscribeCommand(
+        time, zone, _topics(topics) if topics is not None else None, _writer(writer), options
+    )
 
 
 _PRIVATE = ("private", "dm")
@@ -200,23 +238,23 @@ def _parse_ask(question: str) -> AskCommand:
     if len(kept) > 1 and kept[-1].lower() in _PRIVATE and kept[-2].endswith(("?", "？")):
         kept.pop()
         private = True
-    text = " ".join(kept).strip()
-    if not text:
-        raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
-    if len(text) > MAX_QUESTION:
-        raise UsageError(f"a question is at most {MAX_QUESTION} characters")
-    return AskCommand(text, _options(opts, private))
+    return ask_command(" ".join(kept), _options(opts, private))
 
 
 def _options(opts: dict[str, str], private: bool) -> Options:
-    repo = opts.get("repo")
+    return command_options(opts.get("repo"), opts.get("lang"), private)
+
+
+def command_options(
+    repo: str | None = None, lang: str | None = None, private: bool = False
+) -> Options:
+    """The options every command takes, validated: ``repo:owner/name``, ``lang:zh|en``."""
     if repo is not None and not valid_repo(repo):
         raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
-    lang = opts.get("lang")
     if lang is not None:
+        if lang.lower() not in LANGS:
+            raise UsageError(f"unknown language {lang!r} (use zh or en)")
         lang = lang.lower()
-        if lang not in LANGS:
-            raise UsageError(f"unknown language {opts['lang']!r} (use zh or en)")
     return Options(repo, lang, private)
 
 
@@ -227,11 +265,8 @@ def _writer(value: str | None) -> str | None:
 
 
 def _window(word: str) -> str:
-    if not _WINDOW.match(word):
-        raise UsageError(
-            f"unknown window {word!r} (try today, yesterday, week, 3d, 2026-03-10 "
-            "or 2026-03-01..2026-03-07)"
-        )
+    if not is_window_spec(word):
+        raise UsageError(str(unknown_window(word)))
     return word.lower()
 
 
@@ -247,14 +282,15 @@ def _reject(opts: dict[str, str], keys: tuple[str, ...], why: str) -> None:
 
 
 def _subscribe(opts: dict[str, str], options: Options) -> SubscribeCommand:
-    time = opts.get("time")
-    if time is not None:
-        try:
-            parse_day_start(time)
-        except BadWindow as exc:
-            raise UsageError(str(exc)) from exc
-    zone = opts.get("tz")
-    if zone is not None and not _ZONE.match(zone):
-        raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as Europe/Berlin)")
-    topics = _topics(opts["topics"]) if "topics" in opts else None
-    return SubscribeCommand(time, zone, topics, _writer(opts.get("writer")), options)
+    return subscribe_command(
+        opts.get("time"), opts.get("tz"), opts.get("topics"), opts.get("writer"), options
+    )
+
+
+def command_line(pointer: Pointer) -> str:
+    """The command that asks for ``pointer``: ``topic rocm week repo:o/r`` or ``ask …``."""
+    if pointer.question is not None:
+        return f"ask {pointer.question}"
+    spec = spec_of(pointer.window) if pointer.window is not None else "today"
+    option = f" repo:{pointer.repo}" if pointer.repo else ""
+    return f"topic {pointer.topic} {spec}{option}" if pointer.topic else f"{spec}{option}"

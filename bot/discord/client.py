@@ -25,10 +25,10 @@ from bot.discord.options import (
     window_choices,
 )
 from config.settings import DiscordSettings
+from digest.windows import WINDOW_EXAMPLES
 
 LANGUAGES = [Choice(name="English", value="en"), Choice(name="中文", value="zh")]
 WRITERS = [Choice(name="template (no model)", value="template"), Choice(name="llm", value="llm")]
-WINDOW_HELP = "today, yesterday, week, 3d, 2026-03-10 or 2026-03-01..2026-03-07"
 
 
 def _value(choice: Choice[str] | None) -> str | None:
@@ -62,7 +62,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
 
     @app_commands.command(name="vllm-report", description="A digest of a GitHub repository")
     @app_commands.describe(
-        window=WINDOW_HELP,
+        window=WINDOW_EXAMPLES,
         topic="Only one focus topic",
         language="The report's language",
         repository="owner/name",

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-from digest.models import Inline, ItemRef, Text, UserRef
+from bot.commands.grammar import command_line
+from digest.models import Inline, ItemRef, Pointer, Text, UserRef
 
 ZWSP = "\u200b"
 _SPECIAL = re.compile(r"([\\*_~`|>\[\]<])")
@@ -73,6 +74,8 @@ def tokens(span: Inline) -> list[str]:
         return [link(label, span.url)]
     if isinstance(span, UserRef):
         return [link(f"@{span.login}", span.url)]
+    if isinstance(span, Pointer):
+        return tokens(Text(command_line(span), "code"))
     if isinstance(span, Text):
         if span.style == "code":
             code = _code(span.text)

@@ -2,44 +2,26 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 
+from bot.commands import grammar
 from bot.commands.grammar import (
     AskCommand,
     DigestCommand,
     SubscribeCommand,
     UnsubscribeCommand,
-    UsageError,
-    parse,
+    command_options,
 )
 from config.settings import AppConfig
 from digest.windows import parse_day_start, zone
 
 WINDOWS = ("today", "yesterday", "week", "3d", "7d", "14d")
 MAX_CHOICES = 25
-_OPTION_LIKE = re.compile(r"[:=]")
 
 
-def _word(value: str | None, name: str, *, option_like: bool = False) -> str | None:
-    """One word of a typed option, or None when empty; spaces never split it into two."""
-    if value is None or not value.strip():
-        return None
-    word = value.strip()
-    if any(c.isspace() for c in word) or (not option_like and _OPTION_LIKE.search(word)):
-        raise UsageError(f"the {name} {word!r} must be a single word")
-    return word
-
-
-def _options(language: str | None, repository: str | None, private: bool = False) -> list[str]:
-    words = []
-    if lang := _word(language, "language"):
-        words.append(f"lang:{lang}")
-    if repo := _word(repository, "repository", option_like=True):
-        words.append(f"repo:{repo}")
-    if private:
-        words.append("private")
-    return words
+def _given(value: str | None) -> str | None:
+    """A typed option's value, or None when left empty."""
+    return value.strip() if value is not None and value.strip() else None
 
 
 def digest_command(
@@ -49,30 +31,17 @@ def digest_command(
     repository: str | None = None,
     private: bool = False,
 ) -> DigestCommand:
-    """The ``DigestCommand`` of ``/vllm-report``'s options, validated by the grammar."""
-    words = []
-    if name := _word(topic, "topic"):
-        words += ["topic", name]
-    spec = _word(window, "window") or "today"
-    words += [spec, *_options(language, repository, private)]
-    command = parse(" ".join(words))
-    if not isinstance(command, DigestCommand):
-        raise UsageError(
-            f"unknown window {spec!r} (try today, yesterday, week, 3d, 2026-03-10 "
-            "or 2026-03-01..2026-03-07)"
-        )
-    return command
+    """The ``DigestCommand`` of ``/vllm-report``'s options, each validated by the grammar."""
+    opts = command_options(_given(repository), _given(language), private)
+    return grammar.digest_command(_given(window), _given(topic), None, opts)
 
 
 def ask_command(
     question: str, language: str | None = None, repository: str | None = None
 ) -> AskCommand:
     """The ``AskCommand`` of ``/vllm-ask``'s options."""
-    text = " ".join(question.split())
-    command = parse(" ".join(["ask", text, *_options(language, repository)]))
-    if not isinstance(command, AskCommand):
-        raise UsageError("ask what? e.g. `what's new in ROCm?`")
-    return command
+    opts = command_options(_given(repository), _given(language))
+    return grammar.ask_command(question, opts)
 
 
 def subscribe_command(
@@ -84,27 +53,15 @@ def subscribe_command(
     writer: str | None = None,
 ) -> SubscribeCommand:
     """The ``SubscribeCommand`` of ``/vllm-subscribe``'s options."""
-    words = ["subscribe"]
-    for key, value, name in (
-        ("time", time, "time"),
-        ("tz", timezone, "timezone"),
-        ("topics", topics, "topic list"),
-        ("writer", writer, "writer"),
-    ):
-        if word := _word(value, name, option_like=key == "time"):
-            words.append(f"{key}:{word}")
-    command = parse(" ".join([*words, *_options(language, repository)]))
-    if not isinstance(command, SubscribeCommand):
-        raise UsageError("that subscription could not be understood")
-    return command
+    opts = command_options(_given(repository), _given(language))
+    return grammar.subscribe_command(
+        _given(time), _given(timezone), _given(topics), _given(writer), opts
+    )
 
 
 def unsubscribe_command(repository: str | None = None) -> UnsubscribeCommand:
     """The ``UnsubscribeCommand`` of ``/vllm-unsubscribe``'s options."""
-    command = parse(" ".join(["unsubscribe", *_options(None, repository)]))
-    if not isinstance(command, UnsubscribeCommand):
-        raise UsageError("that could not be understood")
-    return command
+    return UnsubscribeCommand(command_options(_given(repository)))
 
 
 def recent_dates(now: datetime, timezone: str, day_start: str, count: int = 7) -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.commands.grammar import command_line
 from bot.slack.limits import MAX_BLOCKS, MAX_BLOCKS_TEXT, MAX_CONTEXT_ELEMENTS, MAX_HEADER_TEXT
 from bot.slack.mrkdwn import escape, link, plain
 from bot.slack.pack import (
@@ -28,6 +29,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Section,
     Subheading,
     Text,
@@ -75,6 +77,8 @@ def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
             atoms.append(link(span.url, label))
         elif isinstance(span, UserRef):
             atoms.append(link(span.url, f"@{span.login}"))
+        elif isinstance(span, Pointer):
+            atoms.extend(_text_atoms(Text(command_line(span), "code")))
     return tuple(atoms)
 
 

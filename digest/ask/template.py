@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from datetime import timedelta
 
 from digest.analysis.types import WindowData
 from digest.ask.question import Kind, Question
@@ -16,13 +14,13 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Subheading,
     Text,
     Topic,
-    Window,
 )
 from digest.spans import item_ref, user_ref
-from digest.windows import format_window, zone
+from digest.windows import format_window
 
 MAX_ITEMS = 15  # bullets shown in full
 MAX_MORE = 60  # further items linked by number only
@@ -66,32 +64,13 @@ _KIND_ADJ = {
 }
 
 
-def window_spec(window: Window) -> str:
-    """The digest command's window closest to ``window``: today, week, 3d or DATE..DATE."""
-    if window.ends_now:
-        days = max(1, math.ceil(window.days - 1e-9))
-        return "today" if days == 1 else "week" if days == 7 else f"{days}d"
-    if window.label == "yesterday":
-        return "yesterday"
-    tz = zone(window.timezone)
-    first = window.start.astimezone(tz).date()
-    last = (window.end - timedelta(microseconds=1)).astimezone(tz).date()
-    return first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
-
-
-def digest_command(topic: str | None, window: Window, repo: str, default_repo: str) -> str:
-    """The chat command of the digest (of ``topic``, if given) closest to ``window``."""
-    option = "" if repo.lower() == default_repo.lower() else f" repo:{repo}"
-    spec = window_spec(window)
-    return f"topic {topic} {spec}{option}" if topic else f"{spec}{option}"
-
-
-def more_command(question: Question, default_repo: str) -> str | None:
-    """The command that shows everything the answer had no room for, if there is one."""
+def more_pointer(question: Question, default_repo: str) -> Pointer | None:
+    """The digest that shows everything the answer had no room for, if there is one."""
     if question.topic is None and not question.general:
         return None
+    repo = None if question.repo.lower() == default_repo.lower() else question.repo
     topic = question.topic.name if question.topic else None
-    return digest_command(topic, question.when.window, question.repo, default_repo)
+    return Pointer(window=question.when.window, topic=topic, repo=repo)
 
 
 def _plural(count: int, one: str, many: str) -> str:
@@ -202,16 +181,16 @@ def _grouped(hits: Sequence[Hit], lang: str, repo_url: str) -> list[Block]:
     return blocks
 
 
-def _more(rest: Sequence[Hit], command: str | None, lang: str, link: bool) -> list[Block]:
+def _more(rest: Sequence[Hit], more: Pointer | None, lang: str, link: bool) -> list[Block]:
     """ "…and N more", every further item linked by number when there are not too many."""
     zh = lang == "zh"
     listed = link and len(rest) <= MAX_MORE
     head: list[Inline] = [Text(f"……另有 {len(rest)} 项" if zh else f"…and {len(rest)} more")]
     tail: list[Inline] = []
-    if command:
+    if more:
         tail += [
             Text("完整列表：" if zh else "Full list: "),
-            Text(command, "code"),
+            more,
             Text("。" if zh else "."),
         ]
     elif not listed:
@@ -256,9 +235,9 @@ def _topics_hint(topics: Sequence[Topic], lang: str) -> Paragraph:
         )
         spans.append(Text(f"（{detail}）" if zh else f" ({detail})"))
     name = topics[0].name
-    example = f"ask {name} 最近有什么进展？" if zh else f"ask what's new in {name}?"
+    example = f"{name} 最近有什么进展？" if zh else f"what's new in {name}?"
     spans.append(Text("。例如：" if zh else ". For example: "))
-    spans.append(Text(example, "code"))
+    spans.append(Pointer(question=example))
     return Paragraph(tuple(spans))
 
 
@@ -340,7 +319,7 @@ def template_answer(
         if len(hits) > len(shown):
             link = not question.general
             blocks.extend(
-                _more(hits[len(shown) :], more_command(question, default_repo), lang, link)
+                _more(hits[len(shown) :], more_pointer(question, default_repo), lang, link)
             )
     return Answer(
         repo=question.repo,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from digest.models import (
@@ -13,10 +14,11 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Subheading,
     UserRef,
 )
-from digest.render.json import block_json
+from digest.render.json import block_json, window_json
 from digest.render.markdown import emphasis
 from digest.windows import format_window
 
@@ -50,7 +52,12 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
-def _span(span: Inline) -> str:
+PointerSyntax = Callable[[Pointer], str]
+
+
+def _span(span: Inline, syntax: PointerSyntax) -> str:
+    if isinstance(span, Pointer):
+        return _code(syntax(span))
     if isinstance(span, ItemRef):
         label = f"#{span.number}" + (f" {escape(span.title)}" if span.title else "")
         url = _url(span.url)
@@ -71,23 +78,24 @@ def _span(span: Inline) -> str:
     return text
 
 
-def spans_markdown(spans: tuple[Inline, ...]) -> str:
-    """Inline spans as one line of Markdown."""
-    return "".join(_span(span) for span in spans).strip()
+def spans_markdown(spans: tuple[Inline, ...], syntax: PointerSyntax) -> str:
+    """Inline spans as one line of Markdown, pointers written in ``syntax``."""
+    return "".join(_span(span, syntax) for span in spans).strip()
 
 
-def _block(block: Block) -> str:
+def _block(block: Block, syntax: PointerSyntax) -> str:
     if isinstance(block, Paragraph):
-        return spans_markdown(block.spans)
+        return spans_markdown(block.spans, syntax)
     if isinstance(block, Subheading):
         return f"**{escape(block.text)}**"
     if isinstance(block, BulletList):
-        return "\n".join(f"- {spans_markdown(entry)}" for entry in block.items)
+        return "\n".join(f"- {spans_markdown(entry, syntax)}" for entry in block.items)
     return ""
 
 
-def render_answer_markdown(answer: Answer) -> str:
-    """The answer as Markdown: the question, the window searched, the blocks, the notes."""
+def render_answer_markdown(answer: Answer, syntax: PointerSyntax) -> str:
+    """The answer as Markdown: the question, the window searched, the blocks, the notes;
+    ``syntax`` writes a pointer as the command that runs it where the answer is read."""
     zh = answer.lang == "zh"
     lines = [
         f"### {escape(answer.question) or ('提问' if zh else 'Question')} · {escape(answer.repo)}",
@@ -95,7 +103,7 @@ def render_answer_markdown(answer: Answer) -> str:
         "",
     ]
     for block in answer.blocks:
-        text = _block(block)
+        text = _block(block, syntax)
         if text:
             lines.extend([text, ""])
     if answer.writer.startswith("llm:"):
@@ -122,14 +130,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "lang": answer.lang,
         "topic": answer.topic,
         "writer": answer.writer,
-        "window": {
-            "start": window.start.isoformat(),
-            "end": window.end.isoformat(),
-            "timezone": window.timezone,
-            "label": window.label,
-            "ends_now": window.ends_now,
-            "text": format_window(window),
-        },
+        "window": {**window_json(window), "text": format_window(window)},
         "cites": list(answer.cites),
         "blocks": [block_json(b) for b in answer.blocks],
         "notes": list(answer.notes),

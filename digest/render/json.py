@@ -15,9 +15,11 @@ from digest.models import (
     Item,
     ItemRef,
     Paragraph,
+    Pointer,
     Section,
     Subheading,
     UserRef,
+    Window,
 )
 from digest.render.markdown import render_blocks
 from digest.windows import format_window, title_date
@@ -30,12 +32,31 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def window_json(window: Window) -> dict[str, Any]:
+    """A window's bounds in UTC, its zone and label, and whether it ends now."""
+    return {
+        "start": iso(window.start),
+        "end": iso(window.end),
+        "timezone": window.timezone,
+        "label": window.label,
+        "ends_now": window.ends_now,
+    }
+
+
 def span_json(span: Inline) -> dict[str, Any]:
-    """One span: ``text`` (with ``style``), ``item`` or ``user``."""
+    """One span: ``text`` (with ``style``), ``item``, ``user`` or ``pointer``."""
     if isinstance(span, ItemRef):
         return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
     if isinstance(span, UserRef):
         return {"type": "user", "login": span.login, "url": span.url}
+    if isinstance(span, Pointer):
+        return {
+            "type": "pointer",
+            "window": None if span.window is None else window_json(span.window),
+            "topic": span.topic,
+            "repo": span.repo,
+            "question": span.question,
+        }
     return {"type": "text", "text": span.text, "style": span.style}
 
 
@@ -125,11 +146,7 @@ def to_json(digest: Digest) -> dict[str, Any]:
         "display_name": digest.display_name or digest.repo.split("/", 1)[-1],
         "lang": digest.lang,
         "window": {
-            "start": iso(window.start),
-            "end": iso(window.end),
-            "timezone": window.timezone,
-            "label": window.label,
-            "ends_now": window.ends_now,
+            **window_json(window),
             "date": title_date(window),
             "display": format_window(window),
         },

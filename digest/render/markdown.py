@@ -12,6 +12,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Section,
     Subheading,
     UserRef,
@@ -75,6 +76,8 @@ def inline(span: Inline) -> str:
         return _link(label, span.url)
     if isinstance(span, UserRef):
         return _link(f"@{escape(span.login)}", span.url)
+    if isinstance(span, Pointer):  # digests point nowhere: only answers carry pointers
+        return ""
     if span.style == "code":
         return _code(span.text)
     text = escape(span.text)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.ask_cli import run_ask
+from bot.ask_cli import cli_line, run_ask
 from bot.commands.dispatch import AnswerBuild, Dispatcher, Reply, granted
 from bot.commands.grammar import AskCommand, Options, UsageError, parse
 from bot.commands.runner import ReportCore
@@ -206,7 +206,7 @@ async def test_hostile_titles_cannot_ping_or_forge_links_on_any_platform() -> No
         assert {90000, 90001, 90002, 90003} <= set(answer.cites)
         _slack_is_safe(slack_answer(answer))
         _discord_is_safe(discord_answer(answer), answer.question)
-        markdown = render_answer_markdown(answer)
+        markdown = render_answer_markdown(answer, cli_line)
         assert not re.search(r"(?<!\\)\]\(https://evil", markdown)
         assert "<!channel>" not in markdown
     finally:
@@ -281,7 +281,7 @@ async def test_any_text_gets_an_answer_or_the_usage_words(core: ReportCore, text
     assert answer.blocks
     _slack_is_safe(slack_answer(answer))
     _discord_is_safe(discord_answer(answer), answer.question)
-    render_answer_markdown(answer)
+    render_answer_markdown(answer, cli_line)
 
 
 # `vllm-report ask` end to end: a real process against the fake GitHub over HTTP.

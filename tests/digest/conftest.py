@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from bot.commands.grammar import command_line
 from config.settings import AppConfig, load_config
 from digest.ask import AnswerWriter, Asker, RepoInfo
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.github.parse import comment_from_api, item_from_api
 from digest.mirror.store import Sync
-from digest.models import Answer, Inline, ItemRef, Paragraph, Subheading, UserRef
+from digest.models import Answer, Inline, ItemRef, Paragraph, Pointer, Subheading, UserRef
 from tests.support.paths import SAMPLE
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
@@ -127,4 +128,6 @@ def _span(span: Inline) -> str:
         return f"#{span.number} {span.title}".rstrip()
     if isinstance(span, UserRef):
         return f"@{span.login}"
+    if isinstance(span, Pointer):
+        return command_line(span)
     return span.text

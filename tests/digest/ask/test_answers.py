@@ -15,8 +15,8 @@ from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import load_window
 from digest.errors import SourceUnavailable
 from digest.mirror.store import SyncState
-from digest.models import BulletList, Item, ItemRef, Paragraph, Subheading, Text, Window
-from digest.windows import format_window
+from digest.models import BulletList, Item, ItemRef, Paragraph, Pointer, Subheading, Window
+from digest.windows import format_window, spec_of
 from tests.digest.conftest import (
     REPO,
     SAMPLE_NOW,
@@ -66,11 +66,15 @@ async def test_long_answers_show_fifteen_bullets_and_point_to_the_topic_digest(
     text = plain(answer)
     assert f"…and {len(week.rocm_numbers) - 15} more" in text
     assert any(
-        isinstance(s, Text) and s.style == "code" and s.text == "topic rocm week"
+        isinstance(s, Pointer)
+        and s.window is not None
+        and s.topic == "rocm"
+        and spec_of(s.window) == "week"
         for b in answer.blocks
         if isinstance(b, Paragraph)
         for s in b.spans
     )
+    assert "Full list: topic rocm week." in text
 
 
 async def test_answer_groups_items_by_what_happened(sample_asker: Asker) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from bot.commands.grammar import command_line
 from digest.ask import Asker
 from digest.models import Answer
 from digest.render.answer import render_answer_json, render_answer_markdown
@@ -37,7 +38,7 @@ def _clean(answer: Answer) -> None:
     assert answer.blocks, "an answer always says something"
     text = plain(answer)
     assert "Traceback" not in text and "\x00" not in text
-    markdown = render_answer_markdown(answer)
+    markdown = render_answer_markdown(answer, command_line)
     assert not re.search(r"(?<!\\)@(?:channel|here|everyone)\b", markdown)
     assert not re.search(r"(?<!\\)<[!@#]", markdown)
     render_answer_json(answer)

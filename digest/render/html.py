@@ -29,6 +29,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Paragraph,
+    Pointer,
     Section,
     Subheading,
     Text,
@@ -189,6 +190,8 @@ def span_text(span: Inline) -> str:
         return f"#{span.number}" + (f" {span.title}" if span.title else "")
     if isinstance(span, UserRef):
         return f"@{span.login}"
+    if isinstance(span, Pointer):  # digests point nowhere: only answers carry pointers
+        return ""
     return span.text
 
 

@@ -80,6 +80,7 @@ def encode_digest(digest: Digest) -> str:
                 "id": s.id,
                 "title": s.title,
                 "writer": s.writer,
+                "fallback": s.fallback,
                 "blocks": [_block(b) for b in s.blocks],
             }
             for s in digest.sections
@@ -153,6 +154,7 @@ def decode_digest(text: str | bytes) -> Digest:
                     title=s["title"],
                     blocks=tuple(_read_block(b) for b in s["blocks"]),
                     writer=s["writer"],
+                    fallback=s.get("fallback", ""),
                 )
                 for s in data["sections"]
             ),

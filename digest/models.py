@@ -202,6 +202,7 @@ class Section:
     title: str
     blocks: tuple[Block, ...]
     writer: str = "template"  # "template" or "llm:<model>"
+    fallback: str = ""  # why a model-written section fell back to the template (its reason)
 
     @property
     def cites(self) -> tuple[int, ...]:
@@ -264,6 +265,15 @@ class Digest:
     @property
     def writers(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.writer for s in self.sections))
+
+    @property
+    def fallbacks(self) -> dict[str, int]:
+        """How many sections fell back to the template, by reason, most frequent first."""
+        counted: dict[str, int] = {}
+        for section in self.sections:
+            if section.fallback:
+                counted[section.fallback] = counted.get(section.fallback, 0) + 1
+        return dict(sorted(counted.items(), key=lambda pair: -pair[1]))
 
 
 @dataclass(frozen=True, slots=True)

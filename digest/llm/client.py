@@ -31,6 +31,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from digest.llm.budget import estimate_messages, estimate_tokens
+from digest.llm.reasons import Reason
 from digest.models import Usage
 
 log = logging.getLogger(__name__)
@@ -92,27 +93,14 @@ def endpoint(client: openai.AsyncOpenAI, model: str) -> Endpoint:
 class LLMFailure(Exception):
     """A request that gave no usable answer.
 
-    ``reason`` is one of REASONS; ``detail`` adds a status code or the like.
+    ``reason`` says what failed; ``detail`` adds a status code or the like.
     """
 
-    def __init__(self, reason: str, detail: str = "", usage: Usage | None = None) -> None:
+    def __init__(self, reason: Reason, detail: str = "", usage: Usage | None = None) -> None:
         super().__init__(f"{reason} {detail}".strip())
         self.reason = reason
         self.detail = detail
         self.usage = usage or Usage()
-
-
-REASONS = (
-    "timeout",
-    "rate_limited",
-    "server_error",
-    "unreachable",
-    "rejected",
-    "refused",
-    "not_json",
-    "truncated",
-    "empty",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +227,7 @@ class ChatClient:
                 return await self._ask(messages, name, schema, first=first)
         except TimeoutError as exc:
             self.endpoint.settled = True
-            raise LLMFailure("timeout") from exc
+            raise LLMFailure(Reason.TIMEOUT) from exc
 
     async def _ask(
         self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], *, first: bool
@@ -274,15 +262,15 @@ class ChatClient:
                     continue
                 if isinstance(exc, openai.APITimeoutError):
                     shared.settled = True
-                    raise LLMFailure("timeout") from exc
-                raise LLMFailure("unreachable") from exc
+                    raise LLMFailure(Reason.TIMEOUT) from exc
+                raise LLMFailure(Reason.UNREACHABLE) from exc
             except (openai.APIError, json.JSONDecodeError) as exc:
                 shared.settled = True
-                raise LLMFailure("server_error", "malformed response") from exc
+                raise LLMFailure(Reason.SERVER_ERROR, "malformed response") from exc
             shared.settled = True
             return _reply(response, messages)
         shared.settled = True
-        raise LLMFailure("rejected", "400")
+        raise LLMFailure(Reason.REJECTED, "400")
 
 
 def _retried_by_client(error: openai.APIStatusError) -> bool:
@@ -292,10 +280,10 @@ def _retried_by_client(error: openai.APIStatusError) -> bool:
 
 def _failure(error: openai.APIStatusError) -> LLMFailure:
     if isinstance(error, openai.RateLimitError):
-        return LLMFailure("rate_limited", "429")
+        return LLMFailure(Reason.RATE_LIMITED, "429")
     if error.status_code >= 500:
-        return LLMFailure("server_error", str(error.status_code))
-    return LLMFailure("rejected", str(error.status_code))
+        return LLMFailure(Reason.SERVER_ERROR, str(error.status_code))
+    return LLMFailure(Reason.REJECTED, str(error.status_code))
 
 
 def _reply(response: object, messages: list[dict[str, str]]) -> Reply:
@@ -304,18 +292,18 @@ def _reply(response: object, messages: list[dict[str, str]]) -> Reply:
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = getattr(choice, "message", None)
     if not isinstance(response, ChatCompletion) or choice is None or message is None:
-        raise LLMFailure("server_error", "malformed response")
+        raise LLMFailure(Reason.SERVER_ERROR, "malformed response")
     content = message.content if isinstance(message.content, str) else ""
     usage = _usage(response, messages, content)
     if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
-        raise LLMFailure("refused", usage=usage)
+        raise LLMFailure(Reason.REFUSED, usage=usage)
     data = extract_json(content)
     if data is None:
         if looks_refused(content):
-            raise LLMFailure("refused", usage=usage)
+            raise LLMFailure(Reason.REFUSED, usage=usage)
         if choice.finish_reason == "length":
-            raise LLMFailure("truncated", usage=usage)
-        raise LLMFailure("not_json" if content.strip() else "empty", usage=usage)
+            raise LLMFailure(Reason.TRUNCATED, usage=usage)
+        raise LLMFailure(Reason.NOT_JSON if content.strip() else Reason.EMPTY, usage=usage)
     return Reply(content, data, usage)
 
 

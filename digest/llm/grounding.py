@@ -31,8 +31,10 @@ _URL = re.compile(
 _NUMBER = re.compile(rf"(?<![{_W}&/#＃])[#＃](\d{{1,9}})(?![{_W}])")
 _GLUED_NUMBER = re.compile(rf"(?<=[{_W}/.-])[#＃](\d{{1,9}})(?![{_W}])")  # owner/repo#N, PR#N
 _LOGIN = re.compile(rf"(?<![{_W}@＠./`-])[@＠]({LOGIN}(?:\[bot\])?)(?!\.[{_W}]|[{_W}-])")
+# "issue 123" names an item; "Issue 42 个" (a count, with a Chinese measure word) does not.
 _BARE_REF = re.compile(
-    rf"(?<![A-Za-z])(?:(?:issue|PR|pull request)\s*|(?:issues|pull)/)(\d{{2,9}})(?![{_W}])",
+    rf"(?<![A-Za-z])(?:(?:issue|PR|pull request)\s*|(?:issues|pull)/)(\d{{2,9}})"
+    rf"(?![{_W}]|\s*[个条项件次])",
     re.I,
 )
 _PLATFORM_MENTION = re.compile(r"<[!@#][^>]*>")
@@ -100,6 +102,18 @@ class Grounds:
             for mention in _PLATFORM_MENTION.findall(text):
                 found.setdefault(f"{mention} is not allowed", None)
         return list(found)
+
+    def cites(self, texts: Iterable[str]) -> set[int]:
+        """The numbers of the window's items that ``texts`` link."""
+        return {
+            span.number for text in texts for span in self.spans(text) if isinstance(span, ItemRef)
+        }
+
+    def named(self, texts: Iterable[str]) -> set[str]:
+        """The logins of the window's people that ``texts`` name, as written in the data."""
+        return {
+            span.login for text in texts for span in self.spans(text) if isinstance(span, UserRef)
+        }
 
     def spans(self, text: str) -> tuple[Inline, ...]:
         """``text`` as spans: references become links, code stays code, the rest is text."""

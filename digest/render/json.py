@@ -74,6 +74,7 @@ def section_json(section: Section) -> dict[str, Any]:
         "id": section.id,
         "title": section.title,
         "writer": section.writer,
+        "fallback": section.fallback or None,
         "text": render_blocks(section.blocks),
         "blocks": [block_json(b) for b in section.blocks],
         "cites": list(section.cites),
@@ -157,6 +158,7 @@ def to_json(digest: Digest) -> dict[str, Any]:
             "generated_at": iso(digest.generated_at),
             "synced_at": iso(digest.synced_at),
             "writers": list(digest.writers),
+            "fallbacks": digest.fallbacks,
             "usage": {
                 "prompt_tokens": digest.usage.prompt_tokens,
                 "completion_tokens": digest.usage.completion_tokens,

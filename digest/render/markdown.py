@@ -137,6 +137,9 @@ def footer(digest: Digest) -> str:
     ]
     if digest.usage.total:
         parts.append(f"{t('footer.tokens', lang)}{colon}{digest.usage.total}")
+    if digest.fallbacks:
+        counted = t("common.sep", lang).join(f"{r} {n}" for r, n in digest.fallbacks.items())
+        parts.append(f"{t('footer.fallbacks', lang)}{colon}{escape(counted)}")
     source = _link(escape(digest.repo), digest.repo_url)
     parts.append(f"{t('footer.source', lang)}{colon}{source}")
     lines = ["---", "", "*" + " · ".join(parts) + "*"]

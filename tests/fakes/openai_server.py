@@ -203,10 +203,32 @@ def _sentence(
     return f"#{card['number']} was moved forward by @{who}, around ROCm and `FP8` ({n + 1})."
 
 
-def grounded_data(request: ChatRequest) -> dict[str, Any]:
-    """The JSON a well-behaved model answers: the requested shape, citing only given data."""
+def _counts_sentence(request: ChatRequest) -> str:
+    counts = request.facts.get("counts", {})
+    if not counts:
+        return ""
+    if request.lang == "zh":
+        return (
+            f"新增 Issue {counts['new_issues']} 个，关闭 Issue {counts['closed_issues']} 个，"
+            f"新 PR {counts['new_prs']} 个，合并 PR {counts['merged_prs']} 个，"
+            f"关闭未合并 PR {counts['closed_unmerged_prs']} 个。"
+        )
+    return (
+        f"{counts['new_issues']} issues were opened and {counts['closed_issues']} closed; "
+        f"{counts['new_prs']} PRs were opened, {counts['merged_prs']} merged and "
+        f"{counts['closed_unmerged_prs']} closed without merging."
+    )
+
+
+def grounded_data(request: ChatRequest, *, counts: bool = True) -> dict[str, Any]:
+    """The JSON a well-behaved model answers: the requested shape, citing only given data (a
+    summary states the window's counts unless ``counts`` is false)."""
     filled = _fill(request.answer_format, request, None)
-    return filled if isinstance(filled, dict) else {}
+    if not isinstance(filled, dict):
+        return {}
+    if counts and isinstance(filled.get("summary"), str):
+        filled["summary"] = f"{_counts_sentence(request)} {filled['summary']}".strip()
+    return filled
 
 
 def grounded(request: ChatRequest) -> Reply:
@@ -222,6 +244,48 @@ def _edit_strings(value: Any, edit: Callable[[str], str]) -> Any:
     if isinstance(value, dict):
         return {k: _edit_strings(v, edit) for k, v in value.items()}
     return value
+
+
+def echoing(request: ChatRequest) -> Reply:
+    """A model that answers with the answer format itself: placeholders instead of content."""
+    return Answer(json.dumps(request.answer_format, ensure_ascii=False))
+
+
+def _in_language(request: ChatRequest, lang: str) -> ChatRequest:
+    """The same request as if it had asked for ``lang``."""
+    messages = [
+        {**m, "content": "简体中文" if lang == "zh" else "English"} if m["role"] == "system" else m
+        for m in request.messages
+    ]
+    return ChatRequest({**request.body, "messages": messages}, request.headers, request.started)
+
+
+def wrong_language(request: ChatRequest) -> Reply:
+    """A model that answers in the other language: English for zh, Chinese for en."""
+    other = _in_language(request, "en" if request.lang == "zh" else "zh")
+    return Answer(json.dumps(grounded_data(other), ensure_ascii=False))
+
+
+def omitting_counts(request: ChatRequest) -> Reply:
+    """A model whose summary leaves out the window's counts."""
+    return Answer(json.dumps(grounded_data(request, counts=False), ensure_ascii=False))
+
+
+def _uncited(value: Any) -> Any:
+    if isinstance(value, str):
+        return re.sub(r"\s*#\d+\s*", " ", value).strip()
+    if isinstance(value, list):
+        if value and isinstance(value[0], dict) and "number" in value[0]:
+            return []
+        return [_uncited(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _uncited(v) for k, v in value.items()}
+    return value
+
+
+def citing_nothing(request: ChatRequest) -> Reply:
+    """A model that cites no item: no ``#N`` in its text, no numbered entries."""
+    return Answer(json.dumps(_uncited(grounded_data(request)), ensure_ascii=False))
 
 
 def hallucinating(request: ChatRequest) -> Reply:

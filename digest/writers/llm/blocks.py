@@ -12,7 +12,7 @@ from digest.i18n import group_title, norm_lang
 from digest.llm.grounding import Grounds
 from digest.models import Block, BulletList, Inline, ItemRef, Paragraph, Subheading, Text
 from digest.spans import item_ref
-from digest.writers.llm.schemas import (
+from digest.writers.llm.answers import (
     ActivityAnswer,
     HotAnswer,
     KeyChangesAnswer,

@@ -1,4 +1,8 @@
-"""What each narrative section gives the model: items chosen by the analysis ranking, and facts."""
+"""What each narrative section gives the model: items chosen by the analysis ranking, and facts.
+
+One function per kind of section (bound to its kind in ``kinds.py``); each returns None when
+the data gives the section nothing to write, and the template's text stands.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +13,6 @@ from typing import Any
 from digest.analysis.types import Analysis
 from digest.llm.cards import Source
 from digest.models import Comment, Item
-from digest.writers.llm.schemas import kind_of
-
-# The share of the digest's token budget each kind of section gets.
-WEIGHTS = {
-    "summary": 1.0,
-    "topic": 1.6,
-    "hot": 1.6,
-    "trends": 0.9,
-    "key_changes": 1.3,
-    "activity": 0.5,
-    "watch": 1.0,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +23,7 @@ class SectionInput:
     sources: tuple[Source, ...]  # best first
     facts: dict[str, Any]
     keep: int  # the fewest cards worth asking about
-
-    @property
-    def kind(self) -> str:
-        return kind_of(self.section_id)
+    counts: dict[str, int]  # the window's five counts, which a summary must state
 
 
 def _dedupe(items: list[Item]) -> list[Item]:
@@ -48,6 +37,11 @@ def _comments(analysis: Analysis) -> dict[int, tuple[Comment, ...]]:
         if window.contains(comment.created_at):
             by_item[comment.item_number].append(comment)
     return {number: tuple(found) for number, found in by_item.items()}
+
+
+def _sources(analysis: Analysis, items: list[Item], **extra: Any) -> tuple[Source, ...]:
+    comments = _comments(analysis)
+    return tuple(Source(item, comments.get(item.number, ()), dict(extra)) for item in items)
 
 
 def _activity(analysis: Analysis) -> dict[str, Any]:
@@ -66,84 +60,110 @@ def _activity(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def section_input(section_id: str, analysis: Analysis, lang: str) -> SectionInput | None:
-    """The input of a narrative section, or None when the data gives it nothing to write."""
-    kind = kind_of(section_id)
+def quiet(analysis: Analysis) -> bool:
+    """A window without activity: the template's sentences say it all."""
+    return not any(analysis.counts.as_dict().values()) and not analysis.activity.comments
+
+
+def _input(
+    section_id: str,
+    analysis: Analysis,
+    sources: tuple[Source, ...],
+    facts: dict[str, Any],
+    keep: int,
+) -> SectionInput:
+    return SectionInput(section_id, sources, facts, keep, analysis.counts.as_dict())
+
+
+def summary(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The day's most notable items, the counts, the activity, the topics and the trends."""
+    picked = _dedupe(
+        [hot.item for hot in analysis.hot[:3]]
+        + list(analysis.key_changes[:4])
+        + [t.item for match in analysis.topics for t in match.items[:3]]
+        + [w.item for w in analysis.watch[:3]]
+    )[:14]
+    facts = {
+        "counts": analysis.counts.as_dict(),
+        "activity": _activity(analysis),
+        "topics": [
+            {"topic": m.topic.title_zh if lang == "zh" else m.topic.title_en, "items": len(m.items)}
+            for m in analysis.topics
+        ],
+        "trends": [trend.term for trend in analysis.trends[:8]],
+    }
+    return _input(section_id, analysis, _sources(analysis, picked), facts, keep=12)
+
+
+def topic(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The focus topic's items, best first, with their group."""
+    name = section_id.split(":", 1)[1] if ":" in section_id else ""
+    match = next((m for m in analysis.topics if m.topic.name == name), None)
+    if match is None or not match.items:
+        return None
+    facts = {
+        "topic": match.topic.title_zh if lang == "zh" else match.topic.title_en,
+        "items_in_topic": len(match.items),
+    }
     comments = _comments(analysis)
+    sources = tuple(
+        Source(t.item, comments.get(t.item.number, ()), {"group": t.group})
+        for t in match.items[:20]
+    )
+    return _input(section_id, analysis, sources, facts, keep=10)
 
-    def source(item: Item, **extra: Any) -> Source:
-        return Source(item, comments.get(item.number, ()), extra)
 
-    counts = analysis.counts.as_dict()
-    if not any(counts.values()) and not analysis.activity.comments:
-        return None  # a quiet window: the template's sentence says it all
-    facts: dict[str, Any]
-    if kind == "summary":
-        picked = _dedupe(
-            [hot.item for hot in analysis.hot[:3]]
-            + list(analysis.key_changes[:4])
-            + [t.item for match in analysis.topics for t in match.items[:3]]
-            + [w.item for w in analysis.watch[:3]]
-        )[:14]
-        facts = {
-            "counts": counts,
-            "activity": _activity(analysis),
-            "topics": [
-                {
-                    "topic": m.topic.title_zh if lang == "zh" else m.topic.title_en,
-                    "items": len(m.items),
-                }
-                for m in analysis.topics
-            ],
-            "trends": [trend.term for trend in analysis.trends[:8]],
-        }
-        return SectionInput(section_id, tuple(source(i) for i in picked), facts, keep=12)
-    if kind == "topic":
-        name = section_id.split(":", 1)[1] if ":" in section_id else ""
-        match = next((m for m in analysis.topics if m.topic.name == name), None)
-        if match is None or not match.items:
-            return None
-        facts = {
-            "topic": match.topic.title_zh if lang == "zh" else match.topic.title_en,
-            "items_in_topic": len(match.items),
-        }
-        sources = tuple(source(t.item, group=t.group) for t in match.items[:20])
-        return SectionInput(section_id, sources, facts, keep=10)
-    if kind == "hot":
-        if not analysis.hot:
-            return None
-        sources = tuple(
-            Source(
-                hot.item,
-                hot.comments,
-                {"comments_in_window": hot.heat, "participants": list(hot.participants[:8])},
-            )
-            for hot in analysis.hot[:5]
+def hot(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The most debated items, with their comments and participants."""
+    if not analysis.hot:
+        return None
+    sources = tuple(
+        Source(
+            hot.item,
+            hot.comments,
+            {"comments_in_window": hot.heat, "participants": list(hot.participants[:8])},
         )
-        return SectionInput(section_id, sources, {}, keep=len(sources))
-    if kind == "trends":
-        if not analysis.trends:
-            return None
-        trends = analysis.trends[:8]
-        facts = {
-            "trends": [
-                {"term": t.term, "kind": t.kind, "items": [i.number for i in t.items[:5]]}
-                for t in trends
-            ]
-        }
-        picked = _dedupe([i for t in trends for i in t.items[:3]])[:16]
-        return SectionInput(section_id, tuple(source(i) for i in picked), facts, keep=8)
-    if kind == "key_changes":
-        if not analysis.key_changes:
-            return None
-        sources = tuple(source(i) for i in analysis.key_changes[:8])
-        return SectionInput(section_id, sources, {}, keep=5)
-    if kind == "activity":
-        facts = {"counts": counts, "activity": _activity(analysis)}
-        return SectionInput(section_id, (), facts, keep=0)
-    if kind == "watch":
-        if not analysis.watch:
-            return None
-        sources = tuple(source(w.item, reason=w.reason) for w in analysis.watch[:8])
-        return SectionInput(section_id, sources, {}, keep=5)
-    return None
+        for hot in analysis.hot[:5]
+    )
+    return _input(section_id, analysis, sources, {}, keep=len(sources))
+
+
+def trends(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The recurring themes and a few items of each."""
+    if not analysis.trends:
+        return None
+    chosen = analysis.trends[:8]
+    facts = {
+        "trends": [
+            {"term": t.term, "kind": t.kind, "items": [i.number for i in t.items[:5]]}
+            for t in chosen
+        ]
+    }
+    picked = _dedupe([i for t in chosen for i in t.items[:3]])[:16]
+    return _input(section_id, analysis, _sources(analysis, picked), facts, keep=8)
+
+
+def key_changes(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The most important merged pull requests."""
+    if not analysis.key_changes:
+        return None
+    sources = _sources(analysis, list(analysis.key_changes[:8]))
+    return _input(section_id, analysis, sources, {}, keep=5)
+
+
+def activity(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The counts and the activity figures; no items."""
+    facts = {"counts": analysis.counts.as_dict(), "activity": _activity(analysis)}
+    return _input(section_id, analysis, (), facts, keep=0)
+
+
+def watch(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+    """The open items worth watching, with why each was picked."""
+    if not analysis.watch:
+        return None
+    comments = _comments(analysis)
+    sources = tuple(
+        Source(w.item, comments.get(w.item.number, ()), {"reason": w.reason})
+        for w in analysis.watch[:8]
+    )
+    return _input(section_id, analysis, sources, {}, keep=5)

@@ -10,6 +10,7 @@ import pytest
 
 from digest.ask.llm import LLMAnswerer
 from digest.backends.sqlite.mirror import SQLiteStore
+from digest.llm import prompts
 from digest.models import BulletList, ItemRef, Paragraph, Text
 from tests.digest.conftest import SAMPLE_NOW, SAMPLE_ROCM_WEEK, make_asker, plain
 from tests.fakes.openai_server import (
@@ -18,6 +19,8 @@ from tests.fakes.openai_server import (
     FakeOpenAI,
     Reply,
     Responder,
+    citing_nothing,
+    echoing,
     grounded_data,
     hallucinating,
     invalid_json,
@@ -25,6 +28,7 @@ from tests.fakes.openai_server import (
     refusing,
     slow,
     status,
+    wrong_language,
 )
 
 MODEL = "qwen3-8b"
@@ -165,3 +169,40 @@ async def test_a_chinese_fallback_note_is_in_chinese(
     fake.script("ask", status(500))
     answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("ROCm 有什么进展？")
     assert answer.notes == ("回答：模型服务出错，本节由模板生成",)
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        (echoing, "echoed the prompt"),
+        (wrong_language, "wrong language"),
+        (citing_nothing, "cited none of the items"),
+    ],
+    ids=["echo", "language", "cites-nothing"],
+)
+async def test_an_answer_without_substance_keeps_the_template_answer(
+    sample_store: SQLiteStore,
+    answerer: LLMAnswerer,
+    fake: FakeOpenAI,
+    behaviour: Responder,
+    words: str,
+) -> None:
+    """The answerer runs the writer's checks: an echo, the wrong language or no citation is
+    asked once more, then the template answer is kept with a note."""
+    fake.script("ask", behaviour, behaviour)
+    answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("what's new in ROCm?")
+    assert answer.writer == "template" and set(answer.cites) == SAMPLE_ROCM_WEEK
+    assert len(fake.requests) == 2 and fake.requests[1].is_retry
+    assert any(words in note for note in answer.notes), answer.notes
+
+
+async def test_the_answerer_shares_the_writers_rules(
+    sample_store: SQLiteStore, answerer: LLMAnswerer, fake: FakeOpenAI
+) -> None:
+    """The question's system prompt carries the same numbered rules as a section's."""
+    await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("what's new in ROCm?")
+    section_rules = prompts.system("vllm-project/vllm", "en").split("\n", 1)[1]
+    asked_rules = fake.requests[0].system.split("\n", 1)[1]
+    for rule in ("2.", "3.", "4.", "5."):
+        line = next(r for r in section_rules.splitlines() if r.startswith(rule))
+        assert line in asked_rules.splitlines()

@@ -8,7 +8,8 @@ import pytest
 
 from digest.llm.client import extract_json, looks_refused
 from digest.llm.schema import strict_schema
-from digest.writers.llm.schemas import ANSWERS, HotAnswer
+from digest.writers.llm.answers import HotAnswer
+from digest.writers.llm.kinds import KINDS
 
 
 @pytest.mark.parametrize(
@@ -49,10 +50,11 @@ def _objects(node: Any) -> list[dict[str, Any]]:
     return []
 
 
-@pytest.mark.parametrize("kind", sorted(ANSWERS))
+@pytest.mark.parametrize("kind", sorted(KINDS))
 def test_schemas_are_strict(kind: str) -> None:
     """Every object is closed and requires all its keys; no refs remain."""
-    schema = strict_schema(ANSWERS[kind])
+    schema = KINDS[kind].schema
+    assert schema == strict_schema(KINDS[kind].answer)
     assert "$ref" not in str(schema) and "$defs" not in schema
     for node in _objects(schema):
         assert node["additionalProperties"] is False

@@ -14,7 +14,9 @@ from config.settings import LLMSettings, load_config
 from digest.analysis.analyze import analyze
 from digest.analysis.types import Analysis
 from digest.llm.budget import estimate_messages
-from digest.models import ItemRef, Section, Text, UserRef, Window, iter_spans
+from digest.models import Digest, ItemRef, Section, Text, UserRef, Window, iter_spans
+from digest.render.json import to_json
+from digest.render.markdown import footer
 from digest.writers.base import Written
 from digest.writers.llm import LLMWriter, estimate_tokens
 from tests.digest.writers.llm.conftest import MODEL
@@ -23,6 +25,7 @@ from tests.fakes.openai_server import (
     Responder,
     appending,
     blank,
+    echoing,
     fenced,
     gullible,
     hallucinating,
@@ -34,6 +37,7 @@ from tests.fakes.openai_server import (
     refusing_text,
     slow,
     status,
+    wrong_language,
 )
 from tests.support.llm_samples import (
     one_day_analysis,
@@ -252,12 +256,14 @@ async def test_hostile_model_text_never_reaches_the_digest(
 async def test_an_answer_that_shows_nothing_falls_back(
     fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis
 ) -> None:
-    """An answer of nothing but Markdown emphasis is not a section: the template's is kept."""
-    fake.script("summary", blank)
-    fake.script("watch", blank)
+    """An answer of nothing but Markdown emphasis is not a section: asked once more, then the
+    template's is kept."""
+    fake.script("summary", blank, blank)
+    fake.script("watch", blank, blank)
     written = await make_writer().write(analysis, "en")
     writers = {s.id: s.writer for s in written.sections}
     assert writers["summary"] == writers["watch"] == "template"
+    assert len(fake.for_section("summary")) == len(fake.for_section("watch")) == 2
     assert sum("answer was empty" in n for n in written.notes) == 2
     _assert_grounded(written)
 
@@ -423,3 +429,71 @@ async def test_seven_sections_take_about_as_long_as_the_slowest(
     assert len(server.requests) == len(NARRATIVE)
     assert written.notes == ()
     assert wall < 2.5
+
+
+@pytest.mark.parametrize("section", NARRATIVE)
+async def test_an_echo_of_the_answer_format_is_caught(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis, section: str
+) -> None:
+    """A model that answers with the answer format's placeholders is asked once more, saying
+    so, then the section is the template's; no placeholder reaches the digest."""
+    fake.script(section, echoing, echoing)
+    written = await make_writer().write(analysis, "en")
+    sent = fake.for_section(section)
+    assert len(sent) == 2 and "placeholder" in sent[1].messages[-1]["content"]
+    kept = next(s for s in written.sections if s.id == section)
+    assert kept.writer == "template" and kept.fallback == "echo"
+    assert written.notes == (
+        f"{kept.title}: the model echoed the prompt's format or "
+        "instructions; this section was written from the data",
+    )
+    placeholders = {"one paragraph of 3-5 sentences", "the current status", "text"}
+    assert not any(_text(s).strip().lower() in placeholders for s in written.sections)
+
+
+@pytest.mark.parametrize(
+    ("lang", "problem"),
+    [("zh", "not in Simplified Chinese"), ("en", "not in English")],
+)
+async def test_an_answer_in_the_wrong_language_is_caught(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis, lang: str, problem: str
+) -> None:
+    """A section written in the other language is asked again, then falls back."""
+    fake.script("hot", wrong_language, wrong_language)
+    fake.script("watch", wrong_language)
+    written = await make_writer().write(analysis, lang)
+    by_id = {s.id: s for s in written.sections}
+    assert by_id["hot"].writer == "template" and by_id["hot"].fallback == "language"
+    assert by_id["watch"].writer == f"llm:{MODEL}"  # fixed on the retry
+    assert len(fake.for_section("watch")) == 2
+    assert problem in fake.for_section("hot")[1].messages[-1]["content"]
+
+
+async def test_fallbacks_are_counted_in_the_footer_and_the_json(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis
+) -> None:
+    """The footer and the JSON provenance say how many sections fell back, by reason, and each
+    section's JSON says why it did."""
+    fake.script("summary", echoing, echoing)
+    fake.script("trends", echoing, echoing)
+    fake.script("hot", wrong_language, wrong_language)
+    written = await make_writer().write(analysis, "en")
+    data = window_data()
+    digest = Digest(
+        repo=data.repo,
+        window=data.window,
+        lang="en",
+        counts=analysis.counts,
+        sections=written.sections,
+        generated_at=data.window.end,
+        synced_at=None,
+        repo_url=data.repo_url,
+        usage=written.usage,
+        notes=written.notes,
+    )
+    assert digest.fallbacks == {"echo": 2, "language": 1}
+    as_json = to_json(digest)
+    assert as_json["provenance"]["fallbacks"] == {"echo": 2, "language": 1}
+    by_id = {s["id"]: s for s in as_json["sections"]}
+    assert by_id["hot"]["fallback"] == "language" and by_id["activity"]["fallback"] is None
+    assert "Template fallbacks: echo 2, language 1" in footer(digest)

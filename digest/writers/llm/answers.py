@@ -1,4 +1,4 @@
-"""The JSON answer of each narrative section, as pydantic models and strict JSON schemas."""
+"""The JSON answer of each narrative section, as pydantic models (their schemas are strict)."""
 
 from __future__ import annotations
 
@@ -72,19 +72,3 @@ class WatchAnswer(Numbered):
 
 class WatchListAnswer(_Answer):
     items: list[WatchAnswer]
-
-
-ANSWERS: dict[str, type[_Answer]] = {
-    "summary": SummaryAnswer,
-    "topic": TopicAnswer,
-    "hot": HotAnswer,
-    "trends": TrendsAnswer,
-    "key_changes": KeyChangesAnswer,
-    "activity": ActivityAnswer,
-    "watch": WatchListAnswer,
-}
-
-
-def kind_of(section_id: str) -> str:
-    """The kind of answer a section expects: ``topic:rocm`` -> ``topic``."""
-    return section_id.split(":", 1)[0]

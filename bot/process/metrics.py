@@ -1,12 +1,15 @@
-"""Process metrics in the Prometheus text exposition format, read when scraped."""
+"""Process metrics for ``/metrics``, read from their owners when scraped (prometheus_client)."""
 
 from __future__ import annotations
 
 import logging
-import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 Reader = Callable[[], float]
 _NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -14,22 +17,28 @@ _NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 
 @dataclass(frozen=True, slots=True)
 class _Metric:
-    name: str
+    name: str  # without the ``_total`` of a counter
     kind: str  # counter | gauge
     help: str
     read: Reader
 
 
-class Metrics:
-    """Named counters and gauges, each read from its owner at scrape time."""
+class Metrics(Collector):
+    """Named counters and gauges, each read from its owner at scrape time.
+
+    A custom collector on its own registry: the values live where they are counted (the
+    scheduler, the sync...), and prometheus_client writes the exposition.
+    """
 
     def __init__(self, namespace: str = "vllm_report") -> None:
         self._namespace = namespace
         self._metrics: dict[str, _Metric] = {}
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self)
 
     def counter(self, name: str, help: str, read: Reader) -> None:
         """A monotonically increasing count; exposed as ``<namespace>_<name>_total``."""
-        self._add(_Metric(f"{self._namespace}_{name}_total", "counter", help, read))
+        self._add(_Metric(f"{self._namespace}_{name}", "counter", help, read))
 
     def gauge(self, name: str, help: str, read: Reader) -> None:
         self._add(_Metric(f"{self._namespace}_{name}", "gauge", help, read))
@@ -41,24 +50,17 @@ class Metrics:
             raise ValueError(f"metric {metric.name} is registered twice")
         self._metrics[metric.name] = metric
 
-    def render(self) -> str:
-        """Every metric as ``# HELP``, ``# TYPE`` and one sample line."""
-        lines: list[str] = []
+    def collect(self) -> Iterator[Metric]:
         for metric in self._metrics.values():
             value = float(metric.read())
-            help_text = metric.help.replace("\\", "\\\\").replace("\n", "\\n")
-            lines.append(f"# HELP {metric.name} {help_text}")
-            lines.append(f"# TYPE {metric.name} {metric.kind}")
-            lines.append(f"{metric.name} {_number(value)}")
-        return "\n".join(lines) + "\n"
+            if metric.kind == "counter":
+                yield CounterMetricFamily(metric.name, metric.help, value=value)
+            else:
+                yield GaugeMetricFamily(metric.name, metric.help, value=value)
 
-
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return str(int(value)) if value.is_integer() else repr(value)
+    def render(self) -> str:
+        """Every metric in the Prometheus text format: ``# HELP``, ``# TYPE``, one sample."""
+        return generate_latest(self.registry).decode()
 
 
 class ErrorCounter(logging.Handler):

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from typing import Any
 
 import pytest
@@ -54,9 +55,60 @@ def test_image_is_multi_stage_slim_and_copies_only_the_virtualenv() -> None:
     """Two stages from a slim Python; the runtime stage takes the built venv, not the sources."""
     froms = [rest for k, rest in instructions() if k == "FROM"]
     assert len(froms) >= 2
-    assert re.search(r"python:3\.1[1-9]-slim", DOCKERFILE)
+    assert re.search(r"python:3\.1[1-9](\.\d+)?-slim", DOCKERFILE)
     copies = [rest for k, rest in final_stage() if k == "COPY"]
     assert copies == ["--from=build /opt/venv /opt/venv"]
+
+
+def test_base_image_is_pinned_by_digest_with_its_tag_in_a_comment() -> None:
+    """Every stage starts from one image digest; the tag it stands for is written beside it."""
+    (arg,) = [rest for k, rest in instructions() if k == "ARG" and rest.startswith("PYTHON_IMAGE=")]
+    image = arg.split("=", 1)[1]
+    match = re.fullmatch(r"python:(3\.\d+\.\d+-slim-\w+)@sha256:[0-9a-f]{64}", image)
+    assert match, image
+    assert re.search(rf"^#.*python:{re.escape(match[1])}\b", DOCKERFILE, re.M)
+    assert {rest.split()[0] for k, rest in instructions() if k == "FROM"} == {"${PYTHON_IMAGE}"}
+
+
+def test_dependencies_are_installed_from_the_lock_before_the_sources_are_copied() -> None:
+    """The build installs requirements.lock alone first, so a source change keeps that layer."""
+    build = instructions()[: max(i for i, (k, _) in enumerate(instructions()) if k == "FROM")]
+    steps = [(k, rest) for k, rest in build if k in ("COPY", "RUN")]
+    lock = next(
+        i for i, (k, rest) in enumerate(steps) if k == "RUN" and "requirements.lock" in rest
+    )
+    assert [rest for k, rest in steps[:lock] if k == "COPY"] == ["requirements.lock ./"]
+    assert "--no-deps" in steps[lock][1]
+    (package,) = [rest for k, rest in steps[lock + 1 :] if k == "RUN" and "install" in rest]
+    assert "--no-deps" in package and 'pip" check' in package
+
+
+def test_lock_pins_every_dependency_within_its_bounds() -> None:
+    """requirements.lock pins each pyproject dependency (and the build backend) to one version
+    that its declared bounds allow."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text("utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, line
+            pins[canonicalize_name(name)] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    specs = [*project["project"]["dependencies"], *project["build-system"]["requires"]]
+    for spec in map(Requirement, specs):
+        name = canonicalize_name(spec.name)
+        assert name in pins, f"{name} is not in requirements.lock (run .ci/lock)"
+        assert spec.specifier.contains(pins[name]), f"{name}=={pins[name]} outside {spec}"
+
+
+def test_slack_http_port_is_exposed_and_published_on_this_host() -> None:
+    """The image exposes Slack's HTTP-mode port; compose publishes SLACK_PORT on 127.0.0.1."""
+    exposed = [rest.split() for k, rest in final_stage() if k == "EXPOSE"]
+    assert ["8080", "3000"] in exposed
+    ports = [str(p) for p in compose()["services"]["bot"]["ports"]]
+    assert "127.0.0.1:${SLACK_PORT:-3000}:${SLACK_PORT:-3000}" in ports
 
 
 def test_runtime_runs_as_an_unprivileged_user() -> None:
@@ -87,7 +139,14 @@ def test_dockerignore_keeps_secrets_and_tests_out() -> None:
     lines = (ROOT / ".dockerignore").read_text("utf-8").splitlines()
     assert lines[[line.strip() for line in lines].index("*")].strip() == "*"
     allowed = {line[1:] for line in lines if line.startswith("!")}
-    assert allowed == {"pyproject.toml", "README.md", "config", "digest", "bot"}
+    assert allowed == {
+        "pyproject.toml",
+        "README.md",
+        "requirements.lock",
+        "config",
+        "digest",
+        "bot",
+    }
     copied = {
         src
         for k, rest in instructions()

@@ -186,3 +186,11 @@ async def test_http_mode_needs_a_signing_secret(
     app = build_slack_app(core, web_client, signing_secret=None, clock=lambda: NOW)
     with pytest.raises(ConfigError):
         await start_http(app, 0, host="127.0.0.1")
+
+
+async def test_request_url_verification_is_answered(server: HttpServer) -> None:
+    """Slack's signed ``url_verification`` (the "Verified" check of a request URL) gets its
+    challenge back, so the HTTP-mode manifest's URL can be verified."""
+    body = json.dumps({"type": "url_verification", "token": "t", "challenge": "c-4711"})
+    status, text = await _send(server, body, "application/json", sign(SECRET, body))
+    assert status == 200 and "c-4711" in text

@@ -517,6 +517,10 @@ class FakeDiscord:
             return 201, self._thread(int(m[1]), next(self._ids), body["name"])
         if m := re.fullmatch(r"channels/(\d+)/messages", path):
             return 200, self._message(int(m[1]), body)
+        if m := re.fullmatch(r"channels/(\d+)", path):
+            if method == "GET" and int(m[1]) == CHANNEL_ID:
+                return 200, TEXT_CHANNEL
+            return 404, {"message": "Unknown Channel", "code": 10003}
         if re.fullmatch(r"channels/(\d+)/typing", path):
             return 204, None
         if call.matches("POST", r"users/@me/channels"):

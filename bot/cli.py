@@ -44,6 +44,7 @@ windows: today (default), yesterday, week, Nd (e.g. 3d), YYYY-MM-DD, YYYY-MM-DD.
 other commands:
   vllm-report ask "what's new in ROCm?"   a short linked answer
   vllm-report serve                       run the Slack/Discord bot and the daily posts
+  vllm-report site build --days 30        the static report website (see site build -h)
 exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
   4 GitHub rate limit exhausted, 5 GitHub unreachable, 6 bad configuration
 """
@@ -200,6 +201,23 @@ async def _run_ask(
     out.write(text if text.endswith("\n") else text + "\n")
 
 
+async def _run_site(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> None:
+    from bot.site import site_builder
+    from bot.site.command import site_options, summary
+
+    options = site_options(args, settings, config)
+    async with _runtime(settings, config) as runtime:
+        with _progress(err, f"Building the site in {options.out}…"):
+            try:
+                report = await site_builder(runtime).build(options)
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                raise ConfigError(f"cannot write the site to {options.out} ({reason})") from exc
+    out.write(summary(report))
+
+
 def main(
     argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
@@ -215,6 +233,13 @@ def main(
             sargs = _serve_parser().parse_args(args_list[1:])
             _logging(sargs.verbose, err)
             return serve_main(sargs.config, verbose=sargs.verbose, err=err)
+        if command == "site":
+            from bot.site.command import site_parser
+
+            site_args = site_parser().parse_args(args_list[1:])
+            _logging(site_args.verbose, err)
+            asyncio.run(_run_site(site_args, *_settings(site_args, err), out, err))
+            return EXIT_OK
         if command == "ask":
             aargs = _ask_parser().parse_args(args_list[1:])
             _logging(aargs.verbose, err)

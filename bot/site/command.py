@@ -1,0 +1,82 @@
+"""``vllm-report site build``: its arguments, their checks and the line it prints."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+
+from bot.commands.grammar import UsageError
+from bot.site.build import SiteOptions, SiteReport
+from config.settings import AppConfig, Settings
+from digest.github.names import valid_repo
+
+MAX_DAYS = 366
+LANGS = ("zh", "en")
+
+
+def site_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-report site",
+        description="Build the static report website from the mirror.",
+    )
+    commands = parser.add_subparsers(dest="action", required=True, metavar="build")
+    build = commands.add_parser("build", help="build the site (see vllm-report site build -h)")
+    build.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where to write the site (default: VLLM_REPORT_SITE_DIR, else ./site)",
+    )
+    build.add_argument(
+        "--repo",
+        action="append",
+        metavar="OWNER/NAME",
+        help="repository (repeatable; default: every configured repository)",
+    )
+    span = build.add_mutually_exclusive_group()
+    span.add_argument("--days", type=int, default=30, metavar="N", help="report days (default 30)")
+    span.add_argument("--since", metavar="DATE", help="every report day from DATE (YYYY-MM-DD)")
+    build.add_argument("--lang", default="zh,en", help="languages, comma-separated (default zh,en)")
+    build.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    build.add_argument("--config", metavar="FILE", help="YAML configuration file")
+    build.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    return parser
+
+
+def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig) -> SiteOptions:
+    """The build's options from the command line, the settings and the configuration."""
+    repos = tuple(dict.fromkeys(args.repo or (*config.repos, config.default_repo)))
+    for repo in repos:
+        if not valid_repo(repo):
+            raise UsageError(f"{repo!r} is not a repository (use owner/name)")
+    langs = tuple(dict.fromkeys(part.strip() for part in args.lang.split(",") if part.strip()))
+    if not langs or any(lang not in LANGS for lang in langs):
+        raise UsageError(f"--lang takes zh, en or zh,en (not {args.lang!r})")
+    if not 1 <= args.days <= MAX_DAYS:
+        raise UsageError(f"--days takes 1 to {MAX_DAYS}")
+    since: date | None = None
+    if args.since:
+        try:
+            since = date.fromisoformat(args.since)
+        except ValueError:
+            raise UsageError(f"--since takes a date like 2026-03-10 (not {args.since!r})") from None
+    out = Path(args.out or settings.site_dir or "site").expanduser()
+    return SiteOptions(
+        out=out,
+        repos=repos,
+        days=args.days,
+        since=since,
+        langs=langs,
+        site_url=settings.site_url,
+        search=not args.no_search,
+    )
+
+
+def summary(report: SiteReport) -> str:
+    """One line: what was written where."""
+    search = "with search" if report.searchable else "without search"
+    return (
+        f"Wrote {report.pages} pages to {report.out} ({report.rendered} rendered, "
+        f"{report.reused} unchanged, {report.pending} pending days, {search}) "
+        f"in {report.seconds:.1f} s\n"
+    )

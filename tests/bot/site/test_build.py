@@ -1,0 +1,127 @@
+"""The site builder over a real runtime and a fake GitHub: layout, pending days, incremental
+builds, the same bytes for the same data."""
+
+from __future__ import annotations
+
+import filecmp
+from datetime import date, timedelta
+from pathlib import Path
+
+from bot.site.build import report_days
+from tests.fakes.github import FakeGitHub, MutableClock, issue_row
+from tests.support.site import NOW, build_site
+
+REPO_DIR = "vllm-project/vllm"
+DAYS = ("2026-01-29", "2026-01-30", "2026-01-31")
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def test_report_days_end_with_the_last_ended_window() -> None:
+    """The report days are the N days whose window has ended; the day in progress is apart."""
+    days, current = report_days(NOW, "Asia/Shanghai", "11:21", 3, None)
+    assert days == [date(2026, 1, 29), date(2026, 1, 30), date(2026, 1, 31)]
+    assert current == date(2026, 2, 1)
+    early = NOW.replace(hour=3, minute=0)  # 11:00 in Shanghai, before the cut-off
+    assert report_days(early, "Asia/Shanghai", "11:21", 1, None) == (
+        [date(2026, 1, 30)],
+        date(2026, 1, 31),
+    )
+    since, _ = report_days(NOW, "Asia/Shanghai", "11:21", 30, date(2026, 1, 30))
+    assert since == [date(2026, 1, 30), date(2026, 1, 31)]
+
+
+async def test_site_layout(tmp_path: Path) -> None:
+    """The site has its indexes, a page per day and language, feeds, assets and search."""
+    report = await build_site(tmp_path / "site", tmp_path / "m.db")
+    files = _files(tmp_path / "site")
+    for day in DAYS:
+        for lang in ("zh", "en"):
+            assert f"{REPO_DIR}/{day}/{lang}/index.html" in files
+    assert {
+        "index.html",
+        f"{REPO_DIR}/index.html",
+        "search/zh/index.html",
+        "search/en/index.html",
+    } <= files
+    assert {f"{REPO_DIR}/feed.zh.xml", f"{REPO_DIR}/feed.en.xml", "assets/style.css"} <= files
+    assert "pagefind/pagefind-ui.js" in files and report.searchable
+    assert report.pages == 6 + 1 + 3 and report.rendered == 6 and report.pending == 1
+
+
+async def test_day_in_progress_is_pending_never_invented(tmp_path: Path) -> None:
+    """The day whose window is still open is listed as pending and has no page."""
+    await build_site(tmp_path / "site", tmp_path / "m.db", search=False)
+    site = tmp_path / "site"
+    assert not (site / REPO_DIR / "2026-02-01").exists()
+    index = (site / REPO_DIR / "index.html").read_text("utf-8")
+    assert "2026-02-01" in index and "窗口尚未结束" in index
+    assert index.index("2026-01-31") < index.index("2026-01-30")  # newest first
+
+
+async def test_same_data_same_bytes(tmp_path: Path) -> None:
+    """Two builds of the same data, from two empty mirrors, write identical files."""
+    await build_site(tmp_path / "a", tmp_path / "a.db")
+    await build_site(tmp_path / "b", tmp_path / "b.db")
+    files = _files(tmp_path / "a")
+    assert files == _files(tmp_path / "b")
+    _, mismatch, errors = filecmp.cmpfiles(
+        tmp_path / "a", tmp_path / "b", sorted(files), shallow=False
+    )
+    assert not mismatch and not errors
+
+
+async def test_rebuild_reuses_unchanged_days(tmp_path: Path) -> None:
+    """A rebuild renders no unchanged day; a new day renders itself and its neighbour, and the
+    day that left the span stays in the archive."""
+    clock = MutableClock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_site(out, db, clock=clock, search=False)
+    again = await build_site(out, db, clock=clock, search=False)
+    assert (again.rendered, again.reused) == (0, 6)
+    clock.advance(timedelta(days=1))
+    later = await build_site(out, db, clock=clock, search=False)
+    assert (out / REPO_DIR / "2026-02-01" / "en" / "index.html").is_file()
+    assert (out / REPO_DIR / "2026-01-29" / "en" / "index.html").is_file()  # the archive keeps it
+    assert later.rendered == 4  # the new day, and 01-31 whose "next day" link appeared
+    assert later.reused == 4
+
+
+async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
+    """When GitHub cannot be reached, days built before stay and nothing new is invented."""
+    clock = MutableClock(NOW)
+    out = tmp_path / "site"
+    await build_site(out, tmp_path / "m.db", clock=clock, search=False, days=2)
+    clock.advance(timedelta(days=1))
+    async with FakeGitHub(clock=clock) as github:
+        github.exhaust()
+        github.add_repo("vllm-project/vllm")
+        from bot.compose import build_runtime
+        from bot.site import SiteOptions, site_builder
+        from config.settings import GitHubSettings, RedisSettings, Settings, load_config
+
+        settings = Settings(
+            github=GitHubSettings(api_url=github.url, max_retries=0),
+            db=str(tmp_path / "other.db"),
+            redis=RedisSettings(url=None),
+        )
+        async with build_runtime(settings, load_config(), clock=clock) as runtime:
+            options = SiteOptions(out=out, repos=("vllm-project/vllm",), days=2, search=False)
+            report = await site_builder(runtime).build(options)
+    assert (out / REPO_DIR / "2026-01-31" / "zh" / "index.html").is_file()  # kept
+    assert not (out / REPO_DIR / "2026-02-01").exists()  # not invented
+    index = (out / REPO_DIR / "index.html").read_text("utf-8")
+    assert "rate limit" in index.lower()
+    assert report.pending == 2  # the day that failed and the day in progress
+
+
+async def test_hostile_issue_is_escaped_on_the_page(tmp_path: Path) -> None:
+    """An issue titled with a script tag shows as text on the day's page."""
+    title = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    evil = issue_row("vllm-project/vllm", 99001, created=NOW - timedelta(hours=3), title=title)
+    await build_site(tmp_path / "site", tmp_path / "m.db", issues=[evil], search=False, days=1)
+    html = (tmp_path / "site" / REPO_DIR / "2026-01-31" / "en" / "index.html").read_text("utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script" not in html and "<img" not in html

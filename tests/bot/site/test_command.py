@@ -1,0 +1,106 @@
+"""`vllm-report site build` from the command line: the site, its summary line, its errors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github import FakeGitHub
+from tests.support.synthetic import generate
+
+REPO = "vllm-project/vllm"
+
+
+async def _cli(*args: str, env: dict[str, str], tmp: Path) -> tuple[int, str, str]:
+    full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        *args,
+        env=full,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=180)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_site_build_writes_the_site(tmp_path: Path) -> None:
+    """`site build --days 2` writes two days in two languages and says so in one line."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    data = generate(days=3, now=now, seed=5)
+    async with FakeGitHub() as github:
+        github.add_repo(REPO, issues=data.issues, comments=data.comments)
+        env = {"GITHUB_API_URL": github.url, "VLLM_REPORT_SITE_URL": "https://reports.example/"}
+        out = tmp_path / "public"
+        code, stdout, err = await _cli(
+            "site", "build", "--days", "2", "--out", str(out), "--no-search", env=env, tmp=tmp_path
+        )
+    assert code == 0, err
+    assert stdout.startswith(f"Wrote 8 pages to {out} (4 rendered, 0 unchanged, 1 pending days")
+    assert "without search" in stdout
+    assert len(list((out / "vllm-project" / "vllm").glob("*/zh/index.html"))) == 2
+    feed = (out / "vllm-project" / "vllm" / "feed.en.xml").read_text("utf-8")
+    assert 'href="https://reports.example/vllm-project/vllm/feed.en.xml"' in feed
+
+
+async def test_site_dir_setting_is_the_default_output(tmp_path: Path) -> None:
+    """Without --out the site goes to VLLM_REPORT_SITE_DIR."""
+    async with FakeGitHub() as github:
+        github.add_repo(REPO)
+        env = {"GITHUB_API_URL": github.url, "VLLM_REPORT_SITE_DIR": str(tmp_path / "www")}
+        code, _, err = await _cli(
+            "site", "build", "--days", "1", "--lang", "en", env=env, tmp=tmp_path
+        )
+    assert code == 0, err
+    assert (tmp_path / "www" / "vllm-project" / "vllm" / "index.html").is_file()
+    assert not list((tmp_path / "www" / "vllm-project" / "vllm").glob("*/zh"))
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--lang", "fr"), "--lang takes zh, en or zh,en"),
+        (("--days", "0"), "--days takes 1 to 366"),
+        (("--since", "yesterday"), "--since takes a date like 2026-03-10"),
+        (("--repo", "not a repo"), "is not a repository"),
+        (("--days", "3", "--since", "2026-01-01"), "not allowed with argument"),
+    ],
+)
+async def test_bad_arguments_are_usage_errors(
+    args: tuple[str, ...], words: str, tmp_path: Path
+) -> None:
+    """A bad option is exit code 2 with a one-line reason, and writes nothing."""
+    code, _, err = await _cli(
+        "site", "build", "--out", str(tmp_path / "s"), *args, env={}, tmp=tmp_path
+    )
+    assert code == 2
+    assert words in err and "Traceback" not in err
+    assert not (tmp_path / "s").exists()
+
+
+async def test_unwritable_output_is_a_configuration_error(tmp_path: Path) -> None:
+    """An output path under a regular file is exit code 6 with a clear message."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    async with FakeGitHub() as github:
+        github.add_repo(REPO)
+        code, _, err = await _cli(
+            "site",
+            "build",
+            "--days",
+            "1",
+            "--out",
+            str(blocker / "site"),
+            env={"GITHUB_API_URL": github.url},
+            tmp=tmp_path,
+        )
+    assert code == 6, err
+    assert f"cannot write the site to {blocker / 'site'}" in err and "Traceback" not in err

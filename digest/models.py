@@ -16,6 +16,14 @@ class ItemKind(StrEnum):
     PR = "pr"
 
 
+class CommentKind(StrEnum):
+    """A conversation comment (``/issues/comments``) or an inline review comment
+    (``/pulls/comments``)."""
+
+    CONVERSATION = "conversation"
+    REVIEW = "review"
+
+
 class ItemState(StrEnum):
     """The state of an item as known when the digest is built."""
 
@@ -57,7 +65,9 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Comment:
-    """One conversation comment on an issue or pull request."""
+    """One comment on an issue or pull request: a conversation comment, or an inline review
+    comment on a file of a pull request (``path``; ``in_reply_to_id`` when it answers another
+    review comment). Ids are unique per kind only."""
 
     repo: str
     id: int
@@ -68,6 +78,13 @@ class Comment:
     created_at: datetime
     updated_at: datetime
     url: str
+    kind: CommentKind = CommentKind.CONVERSATION
+    path: str = ""
+    in_reply_to_id: int | None = None
+
+    @property
+    def is_review(self) -> bool:
+        return self.kind is CommentKind.REVIEW
 
 
 @dataclass(frozen=True, slots=True)

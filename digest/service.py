@@ -60,7 +60,12 @@ class Builder(Protocol):
 
 def data_version(state: SyncState) -> str:
     """The mirror's version: changes whenever a sync brings new data or wider coverage."""
-    moments = (state.items_cursor, state.comments_cursor, state.covered_since)
+    moments = (
+        state.items_cursor,
+        state.comments_cursor,
+        state.review_comments_cursor,
+        state.covered_since,
+    )
     return "|".join("-" if m is None else m.isoformat() for m in moments)
 
 

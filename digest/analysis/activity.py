@@ -38,6 +38,7 @@ def activity(found: Lists, comments: Sequence[Comment], limit: int = TOP_CONTRIB
         open_new_prs=sum(1 for pr in found.new_prs if pr.state is ItemState.OPEN),
         top_contributors=tuple(ranked[:limit]),
         first_time=tuple(first_time),
+        review_comments=sum(1 for c in human if c.is_review),
     )
 
 

@@ -83,12 +83,13 @@ class WatchItem:
 class Activity:
     authors: int  # distinct human authors of new items
     commenters: int  # distinct human commenters in the window
-    comments: int  # human comments in the window
+    comments: int  # human comments in the window (conversation and inline review)
     bot_comments: int
     merge_rate: float  # merged / (merged + closed unmerged), 0 when none
     open_new_prs: int  # PRs created in the window still open (review load)
     top_contributors: tuple[tuple[str, int], ...]  # (login, items authored + merged), best first
     first_time: tuple[str, ...]  # authors with author_association FIRST_TIME_CONTRIBUTOR if known
+    review_comments: int = 0  # of ``comments``, the inline review comments
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""An async GitHub REST client: the issues and comments streams, the Search API, rate limits.
+"""An async GitHub REST client: the issues, comments and review-comments streams, the Search
+API, rate limits.
 
 The ``httpx.AsyncClient`` is injected (its ``base_url`` is the API root, e.g.
 ``https://api.github.com`` or a GitHub Enterprise ``https://ghe.example/api/v3``). Every HTTP
@@ -150,6 +151,19 @@ class GitHubClient:
             "per_page": str(PER_PAGE),
         }
         return self._pages(f"/repos/{repo}/issues/comments", params, etag=etag, what=repo)
+
+    def review_comments(
+        self, repo: str, since: datetime, *, etag: str | None = None
+    ) -> AsyncGenerator[Page, None]:
+        """Every inline review comment on a pull request updated at or after ``since``, oldest
+        update first (``GET /repos/{o}/{r}/pulls/comments``)."""
+        params = {
+            "since": github_time(since),
+            "sort": "updated",
+            "direction": "asc",
+            "per_page": str(PER_PAGE),
+        }
+        return self._pages(f"/repos/{repo}/pulls/comments", params, etag=etag, what=repo)
 
     async def search(
         self,

@@ -1,4 +1,4 @@
-"""Turn GitHub REST rows (issues, pull requests, comments) into domain objects."""
+"""Turn GitHub REST rows (issues, pull requests, comments, review comments) into domain objects."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from digest.models import Comment, Item, ItemKind, ItemState
+from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
 EXCERPT_CHARS = 800
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -112,4 +112,39 @@ def comment_from_api(
         created_at=created,
         updated_at=parse_time(row.get("updated_at")) or created,
         url=url,
+    )
+
+
+def _pull_number(row: dict[str, Any]) -> int:
+    pull_url = str(row.get("pull_request_url") or "")
+    return int(pull_url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def review_comment_from_api(
+    row: dict[str, Any], repo: str, web_url: str = "https://github.com"
+) -> Comment:
+    """An inline review comment from a row of the repository review-comments API
+    (``/pulls/comments``): its PR comes from ``pull_request_url``; ``user`` may be null (a
+    deleted account, shown as ``ghost``)."""
+    user = row.get("user") or {}
+    created = parse_time(row["created_at"])
+    assert created is not None
+    number = _pull_number(row)
+    url = row.get("html_url")
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        url = f"{web_url.rstrip('/')}/{repo}/pull/{number}#discussion_r{row['id']}"
+    reply = row.get("in_reply_to_id")
+    return Comment(
+        repo=repo,
+        id=int(row["id"]),
+        item_number=number,
+        author=str(user.get("login") or "ghost"),
+        author_is_bot=is_bot(user),
+        body_excerpt=excerpt(row.get("body"), 600),
+        created_at=created,
+        updated_at=parse_time(row.get("updated_at")) or created,
+        url=url,
+        kind=CommentKind.REVIEW,
+        path=str(row.get("path") or ""),
+        in_reply_to_id=int(reply) if reply is not None else None,
     )

@@ -58,6 +58,11 @@ _NOUNS: Mapping[str, tuple[str, str, str]] = {
     "item": ("{n} 条", "{n} item", "{n} items"),
     "comment": ("{n} 条评论", "{n} comment", "{n} comments"),
     "bot_comment": ("{n} 条机器人评论", "{n} bot comment", "{n} bot comments"),
+    "review_comment": (
+        "{n} 条代码审查评论",
+        "{n} inline review comment",
+        "{n} inline review comments",
+    ),
     "person": ("{n} 位", "{n} person", "{n} people"),
     "participant": ("{n} 位参与者", "{n} participant", "{n} participants"),
     "hour": ("{n} 小时", "{n} hour", "{n} hours"),
@@ -278,6 +283,7 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
         "{n_authors} opened new issues or PRs, and {n_commenters} posted {n_comments}.",
     ),
     "activity.bots": ("另有 {n_bots}未计入。", "{n_bots} are not counted."),
+    "activity.reviews": ("其中 {n_reviews}。", "Of these, {n_reviews}."),
     "activity.merge": (
         "PR 合并率 {rate}（合并 {merged} 个，关闭未合并 {unmerged} 个）。",
         "Merge rate {rate} ({merged} merged, {unmerged} closed without merging).",

@@ -71,11 +71,19 @@ def card(source: Source, detail: Detail, grounds: Grounds) -> Card:
         out["body"] = mask(clip(item.body_excerpt, detail.body), grounds)
     chosen = relevant(source.comments, detail.comments)
     if chosen:
-        out["comments"] = [
-            {"author": c.author, "text": mask(clip(c.body_excerpt, detail.comment), grounds)}
-            for c in chosen
-        ]
+        out["comments"] = [_comment_card(c, detail, grounds) for c in chosen]
     out.update(source.extra)
+    return out
+
+
+def _comment_card(comment: Comment, detail: Detail, grounds: Grounds) -> Card:
+    """A comment as the model reads it; an inline review comment names its file."""
+    out: Card = {
+        "author": comment.author,
+        "text": mask(clip(comment.body_excerpt, detail.comment), grounds),
+    }
+    if comment.is_review:
+        out["review_of"] = mask(clip(comment.path, 120), grounds) or "diff"
     return out
 
 

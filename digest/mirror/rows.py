@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from digest.models import Comment, Item, ItemKind, ItemState
+from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -86,11 +86,15 @@ def comment_to_dict(comment: Comment) -> dict[str, Any]:
         "created_at": to_micros(comment.created_at),
         "updated_at": to_micros(comment.updated_at),
         "url": comment.url,
+        "kind": comment.kind.value,
+        "path": comment.path,
+        "in_reply_to_id": comment.in_reply_to_id,
     }
 
 
 def comment_from_dict(repo: str, comment_id: int, data: dict[str, Any]) -> Comment:
-    """The comment that :func:`comment_to_dict` wrote."""
+    """The comment that :func:`comment_to_dict` wrote (rows written before review comments
+    existed read as conversation comments)."""
     return Comment(
         repo=repo,
         id=comment_id,
@@ -101,4 +105,7 @@ def comment_from_dict(repo: str, comment_id: int, data: dict[str, Any]) -> Comme
         created_at=from_micros(data["created_at"]),
         updated_at=from_micros(data["updated_at"]),
         url=data["url"],
+        kind=CommentKind(data.get("kind") or CommentKind.CONVERSATION.value),
+        path=data.get("path") or "",
+        in_reply_to_id=data.get("in_reply_to_id"),
     )

@@ -1,4 +1,8 @@
-"""The store interface: a mirror of items and comments per repository, plus sync state."""
+"""The store interface: a mirror of items and comments per repository, plus sync state.
+
+Conversation and review comments are stored side by side (their ids are unique per kind):
+``upsert_comments`` takes both, ``comments_created`` returns both.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +18,16 @@ from digest.models import Comment, Item, Window
 class SyncState:
     """Where the mirror of one repository stands.
 
-    ``cursor`` is the newest ``updated_at`` seen on each stream; ``covered_since`` is the
-    earliest moment from which the mirror is complete; ``synced_at`` is when the last sync
-    finished.
+    ``cursor`` is the newest ``updated_at`` seen on each stream (issues, conversation comments,
+    review comments); ``review_comments_checked`` is the items cursor as it stood when the
+    review stream was last read in full; ``covered_since`` is the earliest moment from which
+    the mirror is complete; ``synced_at`` is when the last sync finished.
     """
 
     items_cursor: datetime | None = None
     comments_cursor: datetime | None = None
+    review_comments_cursor: datetime | None = None
+    review_comments_checked: datetime | None = None
     covered_since: datetime | None = None
     synced_at: datetime | None = None
     etags: dict[str, str] = field(default_factory=dict)

@@ -1,5 +1,12 @@
 """Make a repository's mirror cover a window: incremental streams, bounded backfill, search.
 
+Three streams feed the mirror: issues and PRs, conversation comments and inline review
+comments, each with its own cursor and ETag. A new review comment moves its PR's
+``updated_at``, so the review stream is read only when the mirror holds a PR updated after the
+newest update the mirror knew when the stream was last read in full: an unchanged repository
+costs two 304s. (An edit of a review comment that leaves its PR untouched waits for the PR's
+next update.)
+
 The mirror is complete from ``SyncState.covered_since`` up to the stream cursors. A first sync
 backfills from the window's start (at most ``backfill_days`` back); later syncs continue from
 each cursor minus a small overlap, sending the stored ETag (a 304 costs no rate limit). A window
@@ -30,13 +37,24 @@ from digest.github.client import (
     SearchField,
     github_time,
 )
-from digest.github.parse import comment_from_api, item_from_api, parse_time
+from digest.github.parse import (
+    comment_from_api,
+    item_from_api,
+    parse_time,
+    review_comment_from_api,
+)
 from digest.mirror.store import Store, SyncState
 from digest.models import Item, Window
 
 log = logging.getLogger(__name__)
 
-Stream = Literal["issues", "comments"]
+Stream = Literal["issues", "comments", "review_comments"]
+CommentStream = Literal["comments", "review_comments"]
+_CURSOR = {
+    "issues": "items_cursor",
+    "comments": "comments_cursor",
+    "review_comments": "review_comments_cursor",
+}
 # A searched window is trusted this long even without a mirror tracking later changes.
 SEARCH_FRESH = timedelta(minutes=10)
 # Requests kept in hand when spending the rate limit on old comments.
@@ -59,6 +77,8 @@ class SyncReport:
 
     ``covered_from`` is the earliest moment from which the store now answers every window up
     to now (``None`` when only the window asked for was fetched, through the Search API).
+    ``requests_by_stream`` splits ``requests`` by stream: ``issues``, ``comments``,
+    ``review_comments``, ``search`` and ``items`` (old items fetched one by one).
     """
 
     requests: int
@@ -68,12 +88,16 @@ class SyncReport:
     used_search: bool = False
     notes: tuple[str, ...] = ()
     covered_from: datetime | None = None
+    review_comments: int = 0
+    requests_by_stream: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
 class _Tally:
     items: set[int] = field(default_factory=set)  # numbers upserted
-    comments: set[int] = field(default_factory=set)  # comment ids upserted
+    comments: set[int] = field(default_factory=set)  # conversation comment ids upserted
+    review_comments: set[int] = field(default_factory=set)  # review comment ids upserted
+    requests: Counter[str] = field(default_factory=Counter)  # requests made, by stream
     used_search: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -131,6 +155,8 @@ class Syncer:
                 used_search=tally.used_search,
                 notes=tuple(tally.notes),
                 covered_from=covered,
+                review_comments=len(tally.review_comments),
+                requests_by_stream=dict(tally.requests),
             )
         log.info(
             "sync.done",
@@ -139,6 +165,7 @@ class Syncer:
                 "requests": report.requests,
                 "items": report.items,
                 "comments": report.comments,
+                "review_comments": report.review_comments,
                 "used_search": report.used_search,
                 "covered_since": str(state.covered_since),
             },
@@ -174,24 +201,41 @@ class Syncer:
     async def _mirror(
         self, repo: str, state: SyncState, since: datetime, tally: _Tally
     ) -> SyncState:
-        """Stream both endpoints so the mirror covers ``[since, now)``."""
+        """Stream the three endpoints so the mirror covers ``[since, now)``."""
         extend = state.covered_since is not None and since < state.covered_since
         if state.covered_since is None:
             state = replace(state, covered_since=since)
         items_since = self._since(state, "issues", since, extend)
         comments_since = self._since(state, "comments", since, extend)
+        reviews_since = self._since(state, "review_comments", since, extend)
         state = await self._stream(repo, "issues", items_since, state, tally)
         state = await self._stream(repo, "comments", comments_since, state, tally)
+        if extend or await self._reviews_due(repo, state):
+            known = state.items_cursor
+            state = await self._stream(repo, "review_comments", reviews_since, state, tally)
+            state = replace(state, review_comments_checked=known)
         if extend:
             state = replace(state, covered_since=since)
         state = replace(state, synced_at=self._clock())
         await self._store.set_sync_state(repo, state)
         return state
 
+    async def _reviews_due(self, repo: str, state: SyncState) -> bool:
+        """Whether the review stream may hold news: never read in full, or the mirror holds a
+        PR updated after the newest update it knew when the stream was last read in full."""
+        checked = state.review_comments_checked
+        if checked is None or state.items_cursor is None:
+            return True
+        if state.items_cursor <= checked:
+            return False
+        after = checked + timedelta(microseconds=1)
+        moved = await self._store.items_updated(repo, after, state.items_cursor + _SECOND)
+        return any(item.is_pr for item in moved)
+
     def _since(self, state: SyncState, stream: Stream, start: datetime, extend: bool) -> datetime:
         """Where a stream resumes: the cursor less the overlap, or earlier at the start of the
         last query whose ETag is kept (so an unchanged repository answers 304)."""
-        cursor = state.items_cursor if stream == "issues" else state.comments_cursor
+        cursor: datetime | None = getattr(state, _CURSOR[stream])
         if extend or cursor is None:
             return start
         since = cursor - self._overlap
@@ -200,6 +244,15 @@ class Syncer:
         return anchor if anchor is not None and anchor <= since else since
 
     async def _stream(
+        self, repo: str, stream: Stream, since: datetime, state: SyncState, tally: _Tally
+    ) -> SyncState:
+        before = self._client.requests_made
+        try:
+            return await self._read_stream(repo, stream, since, state, tally)
+        finally:
+            tally.requests[stream] += self._client.requests_made - before
+
+    async def _read_stream(
         self, repo: str, stream: Stream, since: datetime, state: SyncState, tally: _Tally
     ) -> SyncState:
         """One endpoint from ``since``: upsert page by page, advance the cursor, keep an ETag.
@@ -212,7 +265,11 @@ class Syncer:
         The ETag of the last query is kept when its answer was one page that was not full:
         new updates sort last, so a 304 for that query proves nothing changed.
         """
-        fetch = self._client.issues if stream == "issues" else self._client.comments
+        fetch = {
+            "issues": self._client.issues,
+            "comments": self._client.comments,
+            "review_comments": self._client.review_comments,
+        }[stream]
         etag = state.etags.get(_etag_key(stream, since))
         tail: tuple[datetime, Page] | None = None  # the last query's start and only page
         cursor: datetime | None = since
@@ -252,9 +309,11 @@ class Syncer:
             await self._store.upsert_items(items)
             tally.items.update(i.number for i in items)
             return max((i.updated_at for i in items), default=None)
-        comments = [comment_from_api(row, repo, self._web_url) for row in page.rows]
+        parse = review_comment_from_api if stream == "review_comments" else comment_from_api
+        comments = [parse(row, repo, self._web_url) for row in page.rows]
         await self._store.upsert_comments(comments)
-        tally.comments.update(c.id for c in comments)
+        seen = tally.review_comments if stream == "review_comments" else tally.comments
+        seen.update(c.id for c in comments)
         return max((c.updated_at for c in comments), default=None)
 
     # -- windows older than the mirror ------------------------------------------------------
@@ -267,15 +326,26 @@ class Syncer:
         items_key, comments_key = f"search {span}", f"old-comments {span}"
         if not self._trusted(state, "search", start, end):
             tally.used_search = True
-            if await self._search(repo, start, end, tally):
+            before = self._client.requests_made
+            found = await self._search(repo, start, end, tally)
+            tally.requests["search"] += self._client.requests_made - before
+            if found:
                 state = _mark(state, items_key, self._clock())
             else:
                 tally.notes.append(
                     f"GitHub search gave incomplete results for {span}; counts may be low"
                 )
         if not self._trusted(state, "old-comments", start, end):
-            complete = await self._old_comments(repo, start, end, tally)
+            before = self._client.requests_made
+            complete = await self._old_comments(repo, "comments", start, end, tally)
+            tally.requests["comments"] += self._client.requests_made - before
+            before = self._client.requests_made
+            reviews = await self._old_comments(repo, "review_comments", start, end, tally)
+            tally.requests["review_comments"] += self._client.requests_made - before
+            before = self._client.requests_made
             await self._discussed_items(repo, start, end, tally)
+            tally.requests["items"] += self._client.requests_made - before
+            complete = complete and reviews
             if complete:
                 state = _mark(state, comments_key, self._clock())
         await self._store.set_sync_state(repo, state)
@@ -348,8 +418,10 @@ class Syncer:
                 "hot discussions may be incomplete"
             )
 
-    async def _old_comments(self, repo: str, start: datetime, end: datetime, tally: _Tally) -> bool:
-        """Comments updated from ``start`` until the stream passes ``end``, within budget.
+    async def _old_comments(
+        self, repo: str, stream: CommentStream, start: datetime, end: datetime, tally: _Tally
+    ) -> bool:
+        """Comments of ``stream`` updated from ``start`` until it passes ``end``, within budget.
 
         The stream runs oldest update first, so reading a little past ``end`` (``EDIT_SLACK``)
         keeps every comment posted in the window except those edited much later.
@@ -359,18 +431,21 @@ class Syncer:
         if remaining is not None:
             budget = min(budget, remaining - RESERVE)
         gap = f"{github_time(start)}..{github_time(end)}"
+        what = "review comments" if stream == "review_comments" else "comments"
         if budget <= 0:
             tally.notes.append(
-                f"comments of {gap} were not fetched (over the request budget); "
+                f"{what} of {gap} were not fetched (over the request budget); "
                 "hot discussions may be incomplete"
             )
             return False
         pages = 0
         reached: datetime | None = None
-        async with aclosing(self._client.comments(repo, start)) as stream_pages:
+        client = self._client
+        fetch = client.review_comments if stream == "review_comments" else client.comments
+        async with aclosing(fetch(repo, start)) as stream_pages:
             async for page in stream_pages:
                 pages += 1
-                reached = await self._upsert(repo, "comments", page, tally) or reached
+                reached = await self._upsert(repo, stream, page, tally) or reached
                 if not page.has_next or (reached is not None and reached >= end + EDIT_SLACK):
                     return True
                 needed = _pages_needed(start, end + EDIT_SLACK, reached, pages)
@@ -378,7 +453,7 @@ class Syncer:
                     break
         shown = github_time(reached) if reached else github_time(start)
         tally.notes.append(
-            f"comments of {gap} posted after {shown} were not fetched (over the request "
+            f"{what} of {gap} posted after {shown} were not fetched (over the request "
             "budget); hot discussions may be incomplete"
         )
         return False
@@ -399,11 +474,13 @@ def _etag_key(stream: Stream, since: datetime) -> str:
 def _advance(state: SyncState, stream: Stream, newest: datetime | None) -> SyncState:
     if newest is None:
         return state
+    current: datetime | None = getattr(state, _CURSOR[stream])
+    moved = newest if current is None else max(current, newest)
     if stream == "issues":
-        current = state.items_cursor
-        return replace(state, items_cursor=newest if current is None else max(current, newest))
-    current = state.comments_cursor
-    return replace(state, comments_cursor=newest if current is None else max(current, newest))
+        return replace(state, items_cursor=moved)
+    if stream == "comments":
+        return replace(state, comments_cursor=moved)
+    return replace(state, review_comments_cursor=moved)
 
 
 def _span_of(key: str, kind: str) -> tuple[datetime, datetime] | None:

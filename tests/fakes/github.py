@@ -10,8 +10,9 @@ Usage::
         repo.put_issue(row)       # change the data between requests (new ETags follow)
 
 Served: ``GET /repos/{o}/{r}``, ``/repos/{o}/{r}/issues/{n}``, ``/repos/{o}/{r}/issues`` (state,
-since, sort, direction, per_page, page), ``/repos/{o}/{r}/issues/comments`` (since, sort,
-direction, per_page, page) and
+since, sort, direction, per_page, page), ``/repos/{o}/{r}/issues/comments`` and
+``/repos/{o}/{r}/pulls/comments`` (inline review comments; since, sort, direction, per_page,
+page) and
 ``/search/issues`` (``repo:``, ``is:issue|pr``, ``created:``/``closed:``/``merged:``/``updated:``
 ranges; sort=created; 1,000 results at most), with ``Link`` pagination, weak ETags and 304s,
 ``X-RateLimit-*`` headers (core: 60 an hour without a token, 5,000 with one; search: 10 or 30 a
@@ -59,7 +60,7 @@ LIMITS = {("core", False): 60, ("core", True): 5000, ("search", False): 10, ("se
 PERIODS = {"core": 3600, "search": 60}
 _TIME_FIELDS = ("created_at", "updated_at", "closed_at")
 _CANONICAL = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-_REPO_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)(/issues(/comments)?)?/?$")
+_REPO_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)(/issues(/comments)?|/pulls/comments)?/?$")
 _ISSUE_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/?$")
 
 
@@ -94,6 +95,7 @@ class FakeRepo:
     name: str
     issues: dict[int, Row] = field(default_factory=dict)
     comments: dict[int, Row] = field(default_factory=dict)
+    review_comments: dict[int, Row] = field(default_factory=dict)
     version: int = 0  # bumped by every put; listings are cached per version
 
     def put_issue(self, row: Row) -> None:
@@ -112,6 +114,19 @@ class FakeRepo:
         for key in ("created_at", "updated_at"):
             clean[key] = _canonical(clean.get(key))
         self.comments[int(clean["id"])] = clean
+        self.version += 1
+
+    def put_review_comment(self, row: Row) -> None:
+        """Add or replace an inline review comment; as on GitHub, its PR's ``updated_at``
+        moves to the comment's when that is later."""
+        clean = dict(row)
+        for key in ("created_at", "updated_at"):
+            clean[key] = _canonical(clean.get(key))
+        self.review_comments[int(clean["id"])] = clean
+        number = int(str(clean["pull_request_url"]).rstrip("/").rsplit("/", 1)[-1])
+        pull = self.issues.get(number)
+        if pull is not None and (pull.get("updated_at") or "") < clean["updated_at"]:
+            self.issues[number] = {**pull, "updated_at": clean["updated_at"]}
         self.version += 1
 
 
@@ -173,13 +188,19 @@ class FakeGitHub:
     # -- data and faults ------------------------------------------------------------------
 
     def add_repo(
-        self, name: str, issues: Iterable[Row] = (), comments: Iterable[Row] = ()
+        self,
+        name: str,
+        issues: Iterable[Row] = (),
+        comments: Iterable[Row] = (),
+        review_comments: Iterable[Row] = (),
     ) -> FakeRepo:
         repo = FakeRepo(name)
         for row in issues:
             repo.put_issue(row)
         for row in comments:
             repo.put_comment(row)
+        for row in review_comments:
+            repo.put_review_comment(row)
         self.repos[name.lower()] = repo
         return repo
 
@@ -263,6 +284,8 @@ class FakeGitHub:
         repo = self.repos.get(f"{match[1]}/{match[2]}".lower())
         if repo is None:
             return 404, {"message": "Not Found"}, {}
+        if match[3] == "/pulls/comments":
+            return self._list_review_comments(request, repo)
         if match[4]:
             return self._list_comments(request, repo)
         if match[3]:
@@ -287,6 +310,14 @@ class FakeGitHub:
         self, request: web.Request, repo: FakeRepo
     ) -> tuple[int, Any, dict[str, str]]:
         return self._paged(request, self._listing(request, repo, lambda: _comments(request, repo)))
+
+    def _list_review_comments(
+        self, request: web.Request, repo: FakeRepo
+    ) -> tuple[int, Any, dict[str, str]]:
+        rows = self._listing(
+            request, repo, lambda: _comments(request, repo, repo.review_comments.values())
+        )
+        return self._paged(request, rows)
 
     def _paged(
         self, request: web.Request, rows: list[Row], *, cap: int | None = None
@@ -467,6 +498,38 @@ def comment_row(
     }
 
 
+def review_comment_row(
+    repo: str,
+    comment_id: int,
+    number: int,
+    *,
+    created: datetime,
+    updated: datetime | None = None,
+    login: str | None = "carol",
+    body: str = "This branch skips the fast path.",
+    path: str = "vllm/model_executor/layers/fused_moe/layer.py",
+    in_reply_to: int | None = None,
+) -> Row:
+    """A repository review-comment row (``pull_request_url`` names its PR; ``login=None`` is a
+    deleted account, whose ``user`` GitHub sends as null)."""
+    row: Row = {
+        "id": comment_id,
+        "pull_request_url": f"https://api.github.com/repos/{repo}/pulls/{number}",
+        "html_url": f"https://github.com/{repo}/pull/{number}#discussion_r{comment_id}",
+        "user": None
+        if login is None
+        else {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
+        "path": path,
+        "diff_hunk": "@@ -1,3 +1,4 @@",
+        "created_at": github_time(created),
+        "updated_at": github_time(updated or created),
+        "body": body,
+    }
+    if in_reply_to is not None:
+        row["in_reply_to_id"] = in_reply_to
+    return row
+
+
 def refused_url() -> str:
     """A 127.0.0.1 URL where nothing listens, so connections are refused."""
     with socket.socket() as sock:
@@ -490,9 +553,11 @@ def _issues(request: web.Request, repo: FakeRepo) -> list[Row]:
     return rows
 
 
-def _comments(request: web.Request, repo: FakeRepo) -> list[Row]:
+def _comments(
+    request: web.Request, repo: FakeRepo, source: Iterable[Row] | None = None
+) -> list[Row]:
     query = request.query
-    rows = list(repo.comments.values())
+    rows = list(repo.comments.values() if source is None else source)
     if "since" in query:
         since = _canonical(query["since"]) or ""
         rows = [r for r in rows if r["updated_at"] >= since]

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from digest.models import Comment, Item, ItemKind, ItemState
+from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
 T0 = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
 REPO = "vllm-project/vllm"
@@ -54,5 +54,23 @@ def comment(comment_id: int, repo: str = REPO, **changes: Any) -> Comment:
         created_at=T0,
         updated_at=T0,
         url=f"https://github.com/{repo}/issues/1#issuecomment-{comment_id}",
+    )
+    return replace(base, **changes)
+
+
+def review_comment(comment_id: int, repo: str = REPO, **changes: Any) -> Comment:
+    """A human inline review comment on PR 1 created at ``T0`` unless told otherwise."""
+    base = Comment(
+        repo=repo,
+        id=comment_id,
+        item_number=1,
+        author="dave",
+        author_is_bot=False,
+        body_excerpt="This branch skips the MI300X path.",
+        created_at=T0,
+        updated_at=T0,
+        url=f"https://github.com/{repo}/pull/1#discussion_r{comment_id}",
+        kind=CommentKind.REVIEW,
+        path="vllm/attention/backends/rocm.py",
     )
     return replace(base, **changes)

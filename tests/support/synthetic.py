@@ -4,12 +4,16 @@ API::
 
     from tests.support.synthetic import DEFAULT_NOW, generate
 
-    data = generate(days=1, now=DEFAULT_NOW, seed=1, repo="vllm-project/vllm")
+    data = generate(days=1, now=DEFAULT_NOW, seed=1, repo="vllm-project/vllm", review_share=0.0)
 
     data.issues          list[dict]: issue and PR rows in the issues-API shape (PR rows carry
                          ``pull_request.merged_at``; issue rows have no ``pull_request`` key)
     data.comments        list[dict]: repository comment rows (id, issue_url, html_url, user, body,
                          created_at, updated_at, author_association)
+    data.review_comments list[dict]: inline review-comment rows (id, pull_request_url, html_url,
+                         user, path, in_reply_to_id, body, ...): with ``review_share`` s, about
+                         that share of the human comments on PRs are review comments instead
+                         (drawn from a separate random stream, so the other rows do not change)
     data.start, data.now the span of generated activity: [now - days, now]
     data.day(k)          (start, end) of the k-th 24 h window back from now; day(0) ends at now
     data.expected_counts(start, end) -> digest.models.Counts
@@ -27,10 +31,12 @@ API::
     data.reopened_numbers frozenset[int]: closed in the span, then reopened (GitHub clears
                          closed_at on reopen, so they are not closed)
     data.human_comment_counts(start, end) -> {number: comments by humans created in [start, end)}
+                         (conversation and review comments alike, as are the two below)
     data.participants(start, end)         -> {number: frozenset of human commenters}
     data.most_discussed(start, end, n=5)  -> numbers by human comments (desc), then by number;
                          each day's top five are well separated (>= 8 vs <= 6 for the rest)
     data.rows_updated_since(moment)       -> (issue rows, comment rows) with updated_at >= moment
+    data.review_rows_updated_since(moment) -> review-comment rows with updated_at >= moment
     data.row(number)     the issue/PR row of one item
 
 Per day: ~40 new issues, ~110 new PRs, ~500 comments (about a third by bots: github-actions[bot],
@@ -59,6 +65,17 @@ API = "https://api.github.com"
 WEB = "https://github.com"
 FIRST_NEW_NUMBER = 40000
 FIRST_COMMENT_ID = 3_900_000_000
+FIRST_REVIEW_ID = 2_700_000_000
+REVIEW_PATHS = [
+    "vllm/v1/core/sched/scheduler.py",
+    "vllm/v1/worker/gpu_model_runner.py",
+    "vllm/model_executor/layers/fused_moe/layer.py",
+    "vllm/v1/attention/backends/flash_attn.py",
+    "vllm/entrypoints/openai/serving_chat.py",
+    "vllm/model_executor/models/qwen3_next.py",
+    "csrc/attention/paged_attention_v1.cu",
+    "tests/v1/core/test_scheduler.py",
+]
 
 Row = dict[str, Any]
 
@@ -195,6 +212,8 @@ class _Comment:
     created: datetime
     updated: datetime
     id: int = 0
+    path: str = ""  # set on inline review comments
+    reply_to: int | None = None
 
     @property
     def is_bot(self) -> bool:
@@ -210,6 +229,7 @@ class Dataset:
     now: datetime
     issues: list[Row]
     comments: list[Row]
+    review_comments: list[Row]
     rocm_numbers: frozenset[int]
     rocm_by_reason: dict[str, frozenset[int]]
     trap_numbers: frozenset[int]
@@ -261,6 +281,10 @@ class Dataset:
             sum(row["updated_at"] >= stamp for row in self.comments),
         )
 
+    def review_rows_updated_since(self, moment: datetime) -> int:
+        stamp = _iso(moment)
+        return sum(row["updated_at"] >= stamp for row in self.review_comments)
+
     def row(self, number: int) -> Row:
         return next(row for row in self.issues if row["number"] == number)
 
@@ -270,13 +294,15 @@ def generate(
     now: datetime = DEFAULT_NOW,
     seed: int = 1,
     repo: str = "vllm-project/vllm",
+    review_share: float = 0.0,
 ) -> Dataset:
     """``days`` of vLLM-sized activity ending at ``now`` (see the module docstring)."""
     if now.tzinfo is None or now.microsecond:
         raise ValueError("now must be timezone-aware, in whole seconds")
     if days < 1:
         raise ValueError("days must be at least 1")
-    return _Generator(days, now.astimezone(UTC), random.Random(seed), repo).run()
+    generator = _Generator(days, now.astimezone(UTC), random.Random(seed), repo)
+    return generator.run(review_share, random.Random(f"reviews-{seed}"))
 
 
 class _Generator:
@@ -297,14 +323,16 @@ class _Generator:
 
     # -- the run ----------------------------------------------------------------------------
 
-    def run(self) -> Dataset:
+    def run(self, review_share: float, review_rng: random.Random) -> Dataset:
         self._background()
         for d in range(self.days):
             self._day(self.start + d * DAY)
         self._edges()
         self._number()
+        self._reviews(review_share, review_rng)
         issues = [self._issue_row(item) for item in sorted(self.items, key=lambda i: i.number)]
-        comment_rows = [self._comment_row(c) for c in self.comments]
+        comment_rows = [self._comment_row(c) for c in self.comments if not c.path]
+        review_rows = [self._review_row(c) for c in self.comments if c.path]
         bots = {c.author for c in self.comments if c.is_bot} | {
             i.author for i in self.items if i.author in BOTS
         }
@@ -317,6 +345,7 @@ class _Generator:
             now=self.now,
             issues=issues,
             comments=comment_rows,
+            review_comments=review_rows,
             rocm_numbers=frozenset().union(*reasons.values()),
             rocm_by_reason=reasons,
             trap_numbers=frozenset(i.number for i in self.traps),
@@ -665,6 +694,23 @@ class _Generator:
             talk = self._old_item("issue", 3, 30)
             self._comment(talk, rng.choice(self.humans), self._human_text(), boundary)
 
+    def _reviews(self, share: float, rng: random.Random) -> None:
+        """Turn about ``share`` of the human comments on PRs into inline review comments, in
+        threads per file (a reply names the thread's first comment)."""
+        if share <= 0:
+            return
+        threads: dict[tuple[int, str], int] = {}
+        offset = 0
+        for c in self.comments:
+            if c.item.kind != "pr" or c.is_bot or rng.random() >= share:
+                continue
+            files = REVIEW_PATHS[c.item.number % len(REVIEW_PATHS) :][:2] or REVIEW_PATHS[:1]
+            c.path = rng.choice(files)
+            c.id = FIRST_REVIEW_ID + offset
+            offset += 1
+            first = threads.setdefault((c.item.number, c.path), c.id)
+            c.reply_to = None if first == c.id else first
+
     # -- rows -------------------------------------------------------------------------------
 
     def _number(self) -> None:
@@ -739,6 +785,28 @@ class _Generator:
             "body": c.body,
             "reactions": {"total_count": 0},
         }
+
+    def _review_row(self, c: _Comment) -> Row:
+        n = c.item.number
+        row: Row = {
+            "id": c.id,
+            "url": f"{API}/repos/{self.repo}/pulls/comments/{c.id}",
+            "pull_request_review_id": 3_500_000_000 + c.id % 10**8,
+            "html_url": f"{WEB}/{self.repo}/pull/{n}#discussion_r{c.id}",
+            "pull_request_url": f"{API}/repos/{self.repo}/pulls/{n}",
+            "diff_hunk": "@@ -120,7 +120,9 @@ def forward(self, hidden_states):",
+            "path": c.path,
+            "commit_id": f"{zlib.crc32(str(n).encode()):08x}" * 5,
+            "user": _user(c.author),
+            "created_at": _iso(c.created),
+            "updated_at": _iso(c.updated),
+            "author_association": "CONTRIBUTOR",
+            "body": c.body,
+            "reactions": {"total_count": 0},
+        }
+        if c.reply_to is not None:
+            row["in_reply_to_id"] = c.reply_to
+        return row
 
     # -- small helpers ----------------------------------------------------------------------
 

@@ -3,9 +3,12 @@
 Layout per repository ``R`` under a key prefix ``P`` (the ``{R}`` hash tag keeps a repository's
 keys in one cluster slot):
 
-- ``P{R}:items`` hash ``number -> item JSON``; ``P{R}:comments`` hash ``id -> comment JSON``;
-- ``P{R}:items:created_at`` / ``closed_at`` / ``merged_at`` / ``updated_at`` and
-  ``P{R}:comments:created_at``: sorted sets of numbers (ids) scored by epoch microseconds, so
+- ``P{R}:items`` hash ``number -> item JSON``; ``P{R}:comments`` and ``P{R}:review_comments``
+  hashes ``id -> comment JSON`` (conversation and inline review comments: ids are unique per
+  kind only);
+- ``P{R}:items:created_at`` / ``closed_at`` / ``merged_at`` / ``updated_at``,
+  ``P{R}:comments:created_at`` and ``P{R}:review_comments:created_at``: sorted sets of numbers
+  (ids) scored by epoch microseconds, so
   a window query is one ``ZRANGE BYSCORE`` plus one ``HMGET``, never a scan;
 - ``P{R}:sync``: the sync state as JSON.
 
@@ -54,6 +57,11 @@ def _item(repo: str, number: int, raw: bytes | str) -> Item:
 
 def _comment_json(comment: Comment) -> str:
     return json.dumps({"v": SCHEMA_VERSION, **comment_to_dict(comment)}, ensure_ascii=False)
+
+
+def _comment_kind(comment: Comment) -> str:
+    """The key family of ``comment``: ``comments`` or ``review_comments``."""
+    return "review_comments" if comment.is_review else "comments"
 
 
 def _comment(repo: str, comment_id: int, raw: bytes | str) -> Comment:
@@ -109,10 +117,10 @@ class RedisStore(ItemWindows):
         async def write() -> None:
             async with self._redis.pipeline(transaction=True) as pipe:
                 for comment in comments:
-                    member = str(comment.id)
-                    pipe.hset(self._key(comment.repo, "comments"), member, _comment_json(comment))
+                    member, kind = str(comment.id), _comment_kind(comment)
+                    pipe.hset(self._key(comment.repo, kind), member, _comment_json(comment))
                     pipe.zadd(
-                        self._key(comment.repo, "comments", "created_at"),
+                        self._key(comment.repo, kind, "created_at"),
                         {member: to_micros(comment.created_at)},
                     )
                 await pipe.execute()
@@ -145,8 +153,11 @@ class RedisStore(ItemWindows):
         return sorted(found, key=lambda i: (getattr(i, column), i.number))
 
     async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
-        rows = await self._between(repo, "comments", "created_at", start, end)
-        found = [_comment(repo, i, raw) for i, raw in rows]
+        """Conversation and review comments created in ``[start, end)``, oldest first."""
+        found: list[Comment] = []
+        for kind in ("comments", "review_comments"):
+            rows = await self._between(repo, kind, "created_at", start, end)
+            found.extend(_comment(repo, i, raw) for i, raw in rows)
         return sorted(found, key=lambda c: (c.created_at, c.id))
 
     async def items_by_number(self, repo: str, numbers: Sequence[int]) -> list[Item]:
@@ -176,6 +187,8 @@ class RedisStore(ItemWindows):
             covered_since=opt_moment(data["covered_since"]),
             synced_at=opt_moment(data["synced_at"]),
             etags=dict(data["etags"]),
+            review_comments_cursor=opt_moment(data.get("review_comments_cursor")),
+            review_comments_checked=opt_moment(data.get("review_comments_checked")),
         )
 
     async def set_sync_state(self, repo: str, state: SyncState) -> None:
@@ -187,6 +200,8 @@ class RedisStore(ItemWindows):
                 "covered_since": opt_micros(state.covered_since),
                 "synced_at": opt_micros(state.synced_at),
                 "etags": state.etags,
+                "review_comments_cursor": opt_micros(state.review_comments_cursor),
+                "review_comments_checked": opt_micros(state.review_comments_checked),
             },
             sort_keys=True,
         )

@@ -23,9 +23,9 @@ from digest.mirror.rows import (
     to_micros,
 )
 from digest.mirror.store import SyncState
-from digest.models import Comment, Item
+from digest.models import Comment, CommentKind, Item
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _T = TypeVar("_T")
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
@@ -38,7 +38,29 @@ _ITEM_COLUMNS = (
 _COMMENT_COLUMNS = (
     "repo, id, item_number, author, author_is_bot, body_excerpt, created_at, updated_at, url"
 )
+_REVIEW_COLUMNS = f"{_COMMENT_COLUMNS}, path, in_reply_to_id"
+_SYNC_COLUMNS = (
+    "repo, items_cursor, comments_cursor, covered_since, synced_at, etags, "
+    "review_comments_cursor, review_comments_checked"
+)
 
+_REVIEW_SCHEMA = """
+CREATE TABLE IF NOT EXISTS review_comments (
+    repo TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    item_number INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    author_is_bot INTEGER NOT NULL,
+    body_excerpt TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    path TEXT NOT NULL,
+    in_reply_to_id INTEGER,
+    PRIMARY KEY (repo, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS review_comments_created ON review_comments (repo, created_at);
+"""
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS items (
     repo TEXT NOT NULL,
@@ -84,10 +106,22 @@ CREATE TABLE IF NOT EXISTS sync_state (
     comments_cursor INTEGER,
     covered_since INTEGER,
     synced_at INTEGER,
-    etags TEXT NOT NULL
+    etags TEXT NOT NULL,
+    review_comments_cursor INTEGER,
+    review_comments_checked INTEGER
 );
+{_REVIEW_SCHEMA}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
+# From each older schema version to the next.
+_MIGRATIONS = {
+    1: _REVIEW_SCHEMA
+    + """
+ALTER TABLE sync_state ADD COLUMN review_comments_cursor INTEGER;
+ALTER TABLE sync_state ADD COLUMN review_comments_checked INTEGER;
+PRAGMA user_version = 2;
+""",
+}
 
 
 def _item_row(item: Item) -> tuple[Any, ...]:
@@ -137,9 +171,19 @@ def _comment_row(comment: Comment) -> tuple[Any, ...]:
     )
 
 
+def _review_row(comment: Comment) -> tuple[Any, ...]:
+    return (*_comment_row(comment), comment.path, comment.in_reply_to_id)
+
+
 def _comment(row: sqlite3.Row) -> Comment:
     data = dict(row)
     data["author_is_bot"] = bool(row["author_is_bot"])
+    return comment_from_dict(row["repo"], row["id"], data)
+
+
+def _review(row: sqlite3.Row) -> Comment:
+    data = dict(row)
+    data.update(author_is_bot=bool(row["author_is_bot"]), kind=CommentKind.REVIEW.value)
     return comment_from_dict(row["repo"], row["id"], data)
 
 
@@ -155,6 +199,10 @@ WINDOW_QUERIES: dict[str, str] = {
 }
 WINDOW_QUERIES["comments"] = (
     f"SELECT {_COMMENT_COLUMNS} FROM comments "
+    "WHERE repo = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id"
+)
+WINDOW_QUERIES["review_comments"] = (
+    f"SELECT {_REVIEW_COLUMNS} FROM review_comments "
     "WHERE repo = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id"
 )
 
@@ -174,8 +222,12 @@ class SQLiteStore(ItemWindows):
             raise RuntimeError(
                 f"{self._db.path} has store schema {version}; this version knows {SCHEMA_VERSION}"
             )
-        if version < SCHEMA_VERSION:
+        if version == 0:
             conn.executescript(_SCHEMA)
+            return
+        while version < SCHEMA_VERSION:
+            conn.executescript(_MIGRATIONS[version])
+            version += 1
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -186,12 +238,19 @@ class SQLiteStore(ItemWindows):
             await self._run(lambda conn: write(conn, sql, rows))
 
     async def upsert_comments(self, comments: Sequence[Comment]) -> None:
-        rows = [_comment_row(comment) for comment in comments]
+        rows = [_comment_row(c) for c in comments if not c.is_review]
+        reviews = [_review_row(c) for c in comments if c.is_review]
         if rows:
             sql = (
                 f"INSERT OR REPLACE INTO comments ({_COMMENT_COLUMNS}) VALUES ({_placeholders(9)})"
             )
             await self._run(lambda conn: write(conn, sql, rows))
+        if reviews:
+            sql = (
+                f"INSERT OR REPLACE INTO review_comments ({_REVIEW_COLUMNS}) "
+                f"VALUES ({_placeholders(11)})"
+            )
+            await self._run(lambda conn: write(conn, sql, reviews))
 
     # -- window queries -------------------------------------------------------------------
 
@@ -203,9 +262,15 @@ class SQLiteStore(ItemWindows):
         return await self._run(lambda conn: [_item(r) for r in conn.execute(sql, args)])
 
     async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
+        """Conversation and review comments created in ``[start, end)``, oldest first."""
         args = (repo, to_micros(start), to_micros(end))
-        sql = WINDOW_QUERIES["comments"]
-        return await self._run(lambda conn: [_comment(r) for r in conn.execute(sql, args)])
+
+        def query(conn: sqlite3.Connection) -> list[Comment]:
+            found = [_comment(r) for r in conn.execute(WINDOW_QUERIES["comments"], args)]
+            found += [_review(r) for r in conn.execute(WINDOW_QUERIES["review_comments"], args)]
+            return sorted(found, key=lambda c: (c.created_at, c.id))
+
+        return await self._run(query)
 
     async def items_by_number(self, repo: str, numbers: Sequence[int]) -> list[Item]:
         """The mirrored items among ``numbers``, in the order asked, unknown numbers skipped."""
@@ -238,6 +303,8 @@ class SQLiteStore(ItemWindows):
                 covered_since=opt_moment(row["covered_since"]),
                 synced_at=opt_moment(row["synced_at"]),
                 etags=dict(json.loads(row["etags"])),
+                review_comments_cursor=opt_moment(row["review_comments_cursor"]),
+                review_comments_checked=opt_moment(row["review_comments_checked"]),
             )
 
         return await self._run(query)
@@ -250,8 +317,10 @@ class SQLiteStore(ItemWindows):
             opt_micros(state.covered_since),
             opt_micros(state.synced_at),
             json.dumps(state.etags, sort_keys=True),
+            opt_micros(state.review_comments_cursor),
+            opt_micros(state.review_comments_checked),
         )
-        sql = f"INSERT OR REPLACE INTO sync_state VALUES ({_placeholders(6)})"
+        sql = f"INSERT OR REPLACE INTO sync_state ({_SYNC_COLUMNS}) VALUES ({_placeholders(8)})"
         await self._run(lambda conn: write(conn, sql, [row]))
 
     async def close(self) -> None:

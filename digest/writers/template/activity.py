@@ -34,6 +34,16 @@ def activity(ctx: Context) -> tuple[Block, ...]:
             n_comments=ctx.count(act.comments, "comment"),
         )
     )
+    if act.review_comments:
+        append_sentence(
+            people,
+            say(
+                "activity.reviews",
+                lang,
+                n_reviews=ctx.count(act.review_comments, "review_comment"),
+            ),
+            lang,
+        )
     if act.bot_comments:
         append_sentence(
             people,

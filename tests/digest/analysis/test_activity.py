@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from digest.analysis.activity import activity
 from digest.analysis.counts import lists
+from digest.models import CommentKind
 from tests.support.analysis_sample import (
     START,
     WINDOW,
@@ -48,3 +50,11 @@ def test_sample_activity() -> None:
     assert act.merge_rate == 1.0
     assert act.open_new_prs == 0  # all four new PRs were closed or merged by the time of the build
     assert act.top_contributors[0] == ("AndreasKaratzas", 2)  # opened and merged #33492
+
+
+def test_review_comments_count_as_discussion() -> None:
+    """Inline review comments count as comments and commenters, and are tallied apart."""
+    items = [make_item(1, pr=True, author="ann")]
+    review = replace(make_comment(2, 1, "rev"), kind=CommentKind.REVIEW, path="vllm/a.py")
+    act = activity(lists(items, WINDOW), [make_comment(1, 1, "bob"), review])
+    assert (act.comments, act.commenters, act.review_comments) == (2, 2, 1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 from digest.mirror.store import Store, SyncState
-from digest.models import ItemKind, ItemState
-from tests.support.store_samples import REPO, T0, at, comment, item
+from digest.models import CommentKind, ItemKind, ItemState
+from tests.support.store_samples import REPO, T0, at, comment, item, review_comment
 
 OTHER = "octo/other"
 
@@ -155,6 +155,8 @@ async def test_sync_state_round_trips(store: Store) -> None:
         covered_since=at(-24 * 14),
         synced_at=datetime(2026, 3, 10, 11, 21, 7, 123456, tzinfo=timezone(timedelta(hours=8))),
         etags={"issues": 'W/"abc"', "comments": '"def"'},
+        review_comments_cursor=at(3),
+        review_comments_checked=at(5.5),
     )
     await store.set_sync_state(REPO, state)
     got = await store.get_sync_state(REPO)
@@ -162,3 +164,36 @@ async def test_sync_state_round_trips(store: Store) -> None:
     assert got.synced_at is not None and got.synced_at.tzinfo == UTC
     await store.set_sync_state(REPO, SyncState(items_cursor=at(6)))
     assert await store.get_sync_state(REPO) == SyncState(items_cursor=at(6))
+
+
+async def test_review_comments_are_stored_beside_conversation_comments(store: Store) -> None:
+    """A review comment comes back with its kind, file path and reply link, among the others."""
+    reply = review_comment(10, created_at=at(0.5), in_reply_to_id=9, author="carol")
+    await store.upsert_comments([comment(10), review_comment(9), reply])
+    got = await store.comments_created(REPO, T0, at(1))
+    assert [(c.kind, c.id) for c in got] == [
+        (CommentKind.REVIEW, 9),
+        (CommentKind.CONVERSATION, 10),
+        (CommentKind.REVIEW, 10),
+    ]
+    assert got[2] == reply and got[2].path == "vllm/attention/backends/rocm.py"
+
+
+async def test_review_comment_ids_do_not_collide_with_conversation_ids(store: Store) -> None:
+    """The same id in both kinds keeps two comments, and an edit replaces only its own kind."""
+    await store.upsert_comments([comment(7), review_comment(7)])
+    edited = review_comment(7, body_excerpt="nit: rename", updated_at=at(2))
+    await store.upsert_comments([edited])
+    got = await store.comments_created(REPO, T0, at(1))
+    assert sorted((c.kind.value, c.body_excerpt) for c in got) == [
+        ("conversation", comment(7).body_excerpt),
+        ("review", "nit: rename"),
+    ]
+
+
+async def test_review_comment_window_is_half_open(store: Store) -> None:
+    """Review comments created exactly at the end are excluded, at the start included."""
+    await store.upsert_comments(
+        [review_comment(n, created_at=at(h)) for n, h in ((1, -1), (2, 0), (3, 24))]
+    )
+    assert [c.id for c in await store.comments_created(REPO, at(0), at(24))] == [2]

@@ -20,6 +20,7 @@ from tests.fakes.github import (
     comment_row,
     issue_row,
     refused_url,
+    review_comment_row,
 )
 from tests.support.synthetic import DEFAULT_NOW
 
@@ -77,6 +78,21 @@ async def test_comments_stream_is_one_repository_stream(
     assert ids == list(range(909, 899, -1))
     assert fake.requests[0].path == f"/repos/{REPO}/issues/comments"
     assert fake.requests[0].query["sort"] == "updated"
+
+
+async def test_review_comments_stream_is_one_repository_stream(
+    fake: FakeGitHub, client: GitHubClient
+) -> None:
+    """Inline review comments of every PR come from /pulls/comments, oldest update first."""
+    reviews = [
+        review_comment_row(REPO, 700 + n, n % 2 + 1, created=T0 + timedelta(minutes=10 - n))
+        for n in range(4)
+    ]
+    fake.add_repo(REPO, issues=rows(2), review_comments=reviews)
+    pages = await collect(client.review_comments(REPO, T0, etag=None))
+    assert [r["id"] for p in pages for r in p.rows] == [703, 702, 701, 700]
+    assert fake.requests[0].path == f"/repos/{REPO}/pulls/comments"
+    assert fake.requests[0].query["since"] == "2026-03-10T03:21:00Z"
 
 
 async def test_matching_etag_gives_304_without_spending_rate_limit(

@@ -27,6 +27,7 @@ from tests.fakes.github import (
     RecordingSleep,
     comment_row,
     github_time,
+    review_comment_row,
 )
 from tests.support.paths import SAMPLE
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
@@ -87,7 +88,12 @@ async def rig_factory() -> AsyncIterator[RigFactory]:
         sleep = RecordingSleep(clock)
         fake = FakeGitHub(clock=clock)
         await fake.start()
-        fake.add_repo(REPO, issues=data.issues, comments=data.comments)
+        fake.add_repo(
+            REPO,
+            issues=data.issues,
+            comments=data.comments,
+            review_comments=data.review_comments,
+        )
         http = httpx.AsyncClient(base_url=fake.url, timeout=5.0)
         store = SQLiteStore(":memory:")
         opened.append((fake, http, store))
@@ -112,6 +118,12 @@ def one_day() -> Dataset:
 def twenty_days() -> Dataset:
     """Twenty synthetic vLLM days: older than the 14-day backfill cap."""
     return generate(days=20, now=DEFAULT_NOW, seed=2)
+
+
+@pytest.fixture(scope="module")
+def reviewed_day() -> Dataset:
+    """One synthetic vLLM day where half the human discussion on PRs is inline review."""
+    return generate(days=1, now=DEFAULT_NOW, seed=1, review_share=0.5)
 
 
 def today(data: Dataset, k: int = 0) -> Window:
@@ -181,6 +193,75 @@ async def test_incremental_sync_picks_up_changes(rig_factory: RigFactory, one_da
     rig.clock.advance(60)
     quiet = await rig.syncer.ensure(REPO, window)
     assert [r.status for r in rig.fake.requests[-quiet.requests :]] == [304, 304]
+
+
+async def test_review_day_from_empty_store_stays_within_budget(
+    rig_factory: RigFactory, reviewed_day: Dataset
+) -> None:
+    """A cold day with review threads costs one page per 100 rows of each stream, plus 3."""
+    rig = await rig_factory(reviewed_day)
+    window = today(reviewed_day)
+    report = await rig.syncer.ensure(REPO, window)
+    items, comments = reviewed_day.rows_updated_since(window.start)
+    reviews = reviewed_day.review_rows_updated_since(window.start)
+    assert reviews > 50
+    budget = math.ceil(items / 100) + math.ceil(comments / 100) + math.ceil(reviews / 100) + 3
+    assert report.requests <= budget
+    assert (report.items, report.comments, report.review_comments) == (items, comments, reviews)
+    assert report.requests_by_stream["review_comments"] == math.ceil(reviews / 100)
+    assert await rig.human_comments(window) == reviewed_day.human_comment_counts(
+        window.start, window.end
+    )
+
+
+async def test_review_threads_count_in_hot_discussions(
+    rig_factory: RigFactory, reviewed_day: Dataset
+) -> None:
+    """Hot discussions and their participants include the reviewers of inline threads."""
+    rig = await rig_factory(reviewed_day)
+    window = today(reviewed_day)
+    await rig.syncer.ensure(REPO, window)
+    data = await load_window(rig.store, REPO, window, "https://github.com/" + REPO)
+    hot = hot_discussions({i.number: i for i in data.items}, data.comments, window)
+    assert [h.item.number for h in hot] == reviewed_day.most_discussed(window.start, window.end)
+    people = reviewed_day.participants(window.start, window.end)
+    assert all(set(h.participants) == people[h.item.number] for h in hot)
+    assert any(c.is_review and c.path for h in hot for c in h.comments)
+
+
+async def test_review_day_repeat_costs_two_requests(
+    rig_factory: RigFactory, reviewed_day: Dataset
+) -> None:
+    """A minute later, an unchanged repository costs two 304s: no PR moved, no review read."""
+    rig = await rig_factory(reviewed_day)
+    await rig.syncer.ensure(REPO, today(reviewed_day))
+    rig.clock.advance(60)
+    repeat = await rig.syncer.ensure(REPO, today(reviewed_day))
+    assert repeat.requests == 2
+    assert [r.status for r in rig.fake.requests[-2:]] == [304, 304]
+
+
+async def test_new_review_comment_reaches_the_mirror(
+    rig_factory: RigFactory, reviewed_day: Dataset
+) -> None:
+    """A review comment posted after a sync, by a since-deleted account, is mirrored next time."""
+    rig = await rig_factory(reviewed_day)
+    await rig.syncer.ensure(REPO, today(reviewed_day))
+    number = next(r["number"] for r in reviewed_day.issues if "pull_request" in r)
+    later = DEFAULT_NOW + timedelta(minutes=3)
+    rig.fake.repo(REPO).put_review_comment(
+        review_comment_row(REPO, 1, number, created=later, login=None, in_reply_to=7)
+    )
+    rig.clock.advance(timedelta(minutes=5))
+    window = Window(rig.clock.now - timedelta(days=1), rig.clock.now)
+    report = await rig.syncer.ensure(REPO, window)
+    assert report.requests_by_stream == {"issues": 1, "comments": 1, "review_comments": 1}
+    [posted] = await rig.store.comments_created(REPO, later, later + timedelta(seconds=1))
+    assert (posted.item_number, posted.author, posted.author_is_bot) == (number, "ghost", True)
+    assert (posted.path, posted.in_reply_to_id) == (
+        "vllm/model_executor/layers/fused_moe/layer.py",
+        7,
+    )
 
 
 async def test_update_during_paging_skips_no_row(rig_factory: RigFactory, one_day: Dataset) -> None:

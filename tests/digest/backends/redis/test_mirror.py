@@ -10,7 +10,7 @@ import pytest
 from digest.backends.redis.mirror import RedisStore
 from digest.errors import StateUnavailable
 from tests.support.redis_server import RedisServer, Sandbox, connect, find_binary
-from tests.support.store_samples import REPO, T0, at, comment, item
+from tests.support.store_samples import REPO, T0, at, comment, item, review_comment
 
 
 async def _command_calls(box: Sandbox) -> dict[str, int]:
@@ -19,17 +19,18 @@ async def _command_calls(box: Sandbox) -> dict[str, int]:
 
 
 async def test_window_query_reads_one_range_and_the_rows(redis: Sandbox) -> None:
-    """A window query is one ZRANGEBYSCORE and one HMGET per query, never a scan."""
+    """A window query is one ZRANGEBYSCORE and one HMGET per index read, never a scan."""
     store = RedisStore(redis.client, prefix=redis.prefix)
     await store.upsert_items([item(n, created_at=at(n)) for n in range(200)])
     await store.upsert_comments([comment(n, created_at=at(n)) for n in range(200)])
+    await store.upsert_comments([review_comment(n, created_at=at(n)) for n in range(200)])
     before = await _command_calls(redis)
     got = await store.items_created(REPO, at(10), at(20))
     comments = await store.comments_created(REPO, at(10), at(20))
     after = await _command_calls(redis)
     used = {name: after[name] - before.get(name, 0) for name in after}
-    assert [i.number for i in got] == list(range(10, 20)) and len(comments) == 10
-    assert used.get("zrangebyscore") == 2 and used.get("hmget") == 2
+    assert [i.number for i in got] == list(range(10, 20)) and len(comments) == 20
+    assert used.get("zrangebyscore") == 3 and used.get("hmget") == 3
     assert not {"scan", "keys", "hgetall", "hscan", "hkeys", "hvals", "zscan"} & {
         name for name, calls in used.items() if calls
     }

@@ -10,7 +10,7 @@ import pytest
 
 from digest.backends.sqlite.mirror import SCHEMA_VERSION, WINDOW_QUERIES, SQLiteStore
 from digest.mirror.store import SyncState
-from tests.support.store_samples import REPO, T0, at, comment, item
+from tests.support.store_samples import REPO, T0, at, comment, item, review_comment
 
 INDEX_OF = {
     "created_at": "items_created",
@@ -18,6 +18,7 @@ INDEX_OF = {
     "merged_at": "items_merged",
     "updated_at": "items_updated",
     "comments": "comments_created",
+    "review_comments": "review_comments_created",
 }
 
 
@@ -27,6 +28,7 @@ async def test_window_queries_use_their_index(query: str, tmp_path: Path) -> Non
     store = SQLiteStore(str(tmp_path / "m.db"))
     await store.upsert_items([item(n, created_at=at(n)) for n in range(50)])
     await store.upsert_comments([comment(n, created_at=at(n)) for n in range(50)])
+    await store.upsert_comments([review_comment(n, created_at=at(n)) for n in range(50)])
     plan = " | ".join(await store.query_plan(query))
     await store.close()
     assert f"USING INDEX {INDEX_OF[query]}" in plan, plan
@@ -85,3 +87,34 @@ async def test_closed_store_refuses_calls() -> None:
     await store.close()
     with pytest.raises(RuntimeError, match="closed"):
         await store.items_by_number(REPO, [1])
+
+
+async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
+    """A mirror written before review comments keeps its rows and gains the review stream."""
+    path = tmp_path / "m.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE comments (repo TEXT NOT NULL, id INTEGER NOT NULL,
+            item_number INTEGER NOT NULL, author TEXT NOT NULL, author_is_bot INTEGER NOT NULL,
+            body_excerpt TEXT NOT NULL, created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL, url TEXT NOT NULL, PRIMARY KEY (repo, id))
+            WITHOUT ROWID;
+        CREATE TABLE sync_state (repo TEXT PRIMARY KEY, items_cursor INTEGER,
+            comments_cursor INTEGER, covered_since INTEGER, synced_at INTEGER,
+            etags TEXT NOT NULL);
+        INSERT INTO sync_state VALUES ('vllm-project/vllm', 5, 6, 1, 7, '{}');
+        PRAGMA user_version = 1;
+        """
+    )
+    conn.close()
+    store = SQLiteStore(str(path))
+    state = await store.get_sync_state(REPO)
+    await store.upsert_comments([review_comment(3)])
+    got = await store.comments_created(REPO, T0, at(1))
+    await store.close()
+    assert state.comments_cursor is not None and state.review_comments_cursor is None
+    assert [c.id for c in got] == [3]
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    check.close()

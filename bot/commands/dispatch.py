@@ -2,15 +2,19 @@
 
 The Slack and Discord handlers acknowledge, render and post what :class:`Dispatcher` returns:
 a :class:`Reply` to show now, or a :class:`DigestBuild` / :class:`AnswerBuild` to run (slowly,
-after acknowledging) and then render.
+after acknowledging) and then render. Every handler runs its work through :func:`reported`, the
+one error ladder: what the user got wrong or what the core could not do is logged at info and
+worded by ``messages.error_text``; anything else is logged with its trace and the user gets the
+shared words for "our fault".
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, overload
+from datetime import datetime
+from typing import Any, Protocol, TypeVar, overload
 
 from bot.commands import messages
 from bot.commands.grammar import (
@@ -27,11 +31,13 @@ from bot.commands.grammar import (
 from bot.commands.runner import user_topics
 from bot.commands.subscriptions import Subscriptions
 from config.settings import AppConfig, SubscriptionConfig
+from digest.errors import DigestError
 from digest.models import Answer, Digest
 from digest.windows import zone
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 Platform = messages.Platform
 SubscriptionCommand = SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand
 CanManage = Callable[[], Awaitable[bool]]
@@ -98,6 +104,39 @@ class AnswerBuild(_Build):
 
 
 Outcome = Reply | DigestBuild | AnswerBuild
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """Work that failed and was logged; ``text`` is what to tell the user who asked."""
+
+    text: str
+
+
+async def reported(
+    work: Awaitable[T],
+    *,
+    platform: Platform,
+    now: Callable[[], datetime],
+    logger: logging.Logger,
+    refused: str,
+    failed: str,
+    fields: Mapping[str, Any],
+) -> T | Failed:
+    """The result of ``work``, or how it failed, logged on ``logger`` and worded for the user.
+
+    A ``DigestError`` or ``UsageError`` is logged at info as ``refused`` (with the error's type)
+    and worded by ``messages.error_text``; any other exception is logged with its trace as
+    ``failed`` and worded as ``messages.INTERNAL``. Cancellation passes through.
+    """
+    try:
+        return await work
+    except (DigestError, UsageError) as exc:
+        logger.info(refused, extra={**fields, "error": type(exc).__name__})
+        return Failed(messages.error_text(exc, now(), platform=platform))
+    except Exception:  # logged with its trace; the user gets the shared words
+        logger.exception(failed, extra=dict(fields))
+        return Failed(messages.INTERNAL)
 
 
 def granted(allowed: bool) -> CanManage:

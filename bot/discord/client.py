@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 
 from bot.commands.dispatch import Core
-from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand, UsageError
+from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd
@@ -80,12 +80,11 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         repository: str | None = None,
         private: bool = False,
     ) -> None:
-        try:
-            command = digest_command(window, topic, _value(language), repository, private)
-        except UsageError as exc:
-            await front.refuse(interaction, exc)
-            return
-        await front.report(interaction, command)
+        await front.run(
+            interaction,
+            lambda: digest_command(window, topic, _value(language), repository, private),
+            front.report,
+        )
 
     @app_commands.command(name="vllm-ask", description="Ask about a repository's recent activity")
     @app_commands.describe(
@@ -101,12 +100,9 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         language: Choice[str] | None = None,
         repository: str | None = None,
     ) -> None:
-        try:
-            command = ask_command(question, _value(language), repository)
-        except UsageError as exc:
-            await front.refuse(interaction, exc)
-            return
-        await front.ask(interaction, command)
+        await front.run(
+            interaction, lambda: ask_command(question, _value(language), repository), front.ask
+        )
 
     @app_commands.command(
         name="vllm-subscribe", description="Post a daily digest in this channel (channel managers)"
@@ -131,14 +127,13 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         repository: str | None = None,
         writer: Choice[str] | None = None,
     ) -> None:
-        try:
-            command = subscribe_command(
+        await front.run(
+            interaction,
+            lambda: subscribe_command(
                 time, timezone, topics, _value(language), repository, _value(writer)
-            )
-        except UsageError as exc:
-            await front.refuse(interaction, exc)
-            return
-        await front.manage(interaction, command)
+            ),
+            front.manage,
+        )
 
     @app_commands.command(
         name="vllm-unsubscribe", description="Stop this channel's daily digest (channel managers)"
@@ -149,12 +144,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     async def unsubscribe(
         interaction: discord.Interaction[Any], repository: str | None = None
     ) -> None:
-        try:
-            command = unsubscribe_command(repository)
-        except UsageError as exc:
-            await front.refuse(interaction, exc)
-            return
-        await front.manage(interaction, command)
+        await front.run(interaction, lambda: unsubscribe_command(repository), front.manage)
 
     @app_commands.command(name="vllm-subscriptions", description="This channel's daily digests")
     async def subscriptions(interaction: discord.Interaction[Any]) -> None:

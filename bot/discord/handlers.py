@@ -15,12 +15,14 @@ from bot.commands.dispatch import (
     Core,
     DigestBuild,
     Dispatcher,
+    Failed,
     Outcome,
     Reply,
     SubscriptionCommand,
     granted,
+    reported,
 )
-from bot.commands.grammar import AskCommand, Command, DigestCommand, UsageError
+from bot.commands.grammar import AskCommand, Command, DigestCommand
 from bot.commands.subscriptions import Subscriptions
 from bot.discord.post import (
     NO_MENTIONS,
@@ -37,11 +39,11 @@ from bot.discord.render import (
     render_discord,
     render_text,
 )
-from digest.errors import DigestError
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+C = TypeVar("C", bound=Command)
 Interaction = discord.Interaction[Any]
 
 
@@ -67,31 +69,30 @@ class DiscordFrontEnd:
         build = self.dispatch.build(command)
         await interaction.response.defer(thinking=True, ephemeral=build.private)
         digest = await self._guarded(interaction, command, build.run())
-        if digest is not None:
+        if not isinstance(digest, Failed):
             await self._deliver(interaction, render_discord(digest), private=build.private)
 
     async def ask(self, interaction: Interaction, command: AskCommand) -> None:
         """``/vllm-ask``: a short linked answer as follow-ups."""
         await interaction.response.defer(thinking=True)
         answer = await self._guarded(interaction, command, self.dispatch.build(command).run())
-        if answer is not None:
+        if not isinstance(answer, Failed):
             await self._deliver_messages(interaction, render_answer(answer))
 
     async def manage(self, interaction: Interaction, command: SubscriptionCommand) -> None:
         """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``."""
         can_manage = interaction.guild_id is None or interaction.permissions.manage_channels
-        try:
-            reply = await self.dispatch.subscription(
+        reply = await self._reported(
+            self.dispatch.subscription(
                 command, channel=str(interaction.channel_id), can_manage=granted(can_manage)
-            )
-            text, public = reply.text, reply.public
-        except (DigestError, UsageError) as exc:
-            text, public = self._error_text(exc), False
-        except Exception:  # logged with its trace; the user gets the shared words
-            log.exception("discord.command_failed", extra=self._fields(interaction, command))
-            text, public = messages.INTERNAL, False
+            ),
+            refused="discord.command_refused",
+            failed="discord.command_failed",
+            fields=self._fields(interaction, command),
+        )
+        public = not isinstance(reply, Failed) and reply.public
         await interaction.response.send_message(
-            text, ephemeral=not public, allowed_mentions=NO_MENTIONS
+            reply.text, ephemeral=not public, allowed_mentions=NO_MENTIONS
         )
 
     async def help(self, interaction: Interaction) -> None:
@@ -101,33 +102,59 @@ class DiscordFrontEnd:
         for spec in rest:
             await interaction.followup.send(ephemeral=True, **message_kwargs(spec))
 
-    async def refuse(self, interaction: Interaction, error: Exception) -> None:
-        """Answer a command that could not be understood, only to its user."""
-        await interaction.response.send_message(
-            self._error_text(error),
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
-        )
+    async def run(
+        self,
+        interaction: Interaction,
+        make: Callable[[], C],
+        then: Callable[[Interaction, C], Awaitable[None]],
+    ) -> None:
+        """Make the command from a slash command's options, then run it with ``then``.
 
-    def _error_text(self, error: Exception) -> str:
-        return messages.error_text(error, now=self.clock(), platform="discord")
+        Options that make no command (a ``UsageError``) are answered only to the user.
+        """
+
+        async def parse() -> C:
+            return make()
+
+        command = await self._reported(
+            parse(),
+            refused="discord.command_refused",
+            failed="discord.command_failed",
+            fields=self._fields(interaction),
+        )
+        if isinstance(command, Failed):
+            await interaction.response.send_message(
+                command.text, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        await then(interaction, command)
+
+    def _reported(
+        self, work: Awaitable[T], *, refused: str, failed: str, fields: dict[str, Any]
+    ) -> Awaitable[T | Failed]:
+        return reported(
+            work,
+            platform="discord",
+            now=self.clock,
+            logger=log,
+            refused=refused,
+            failed=failed,
+            fields=fields,
+        )
 
     async def _guarded(
         self, interaction: Interaction, command: Command, work: Awaitable[T]
-    ) -> T | None:
-        """The result of ``work``, or None once a failure has been told to the user."""
-        try:
-            return await work
-        except (DigestError, UsageError) as exc:
-            log.info(
-                "discord.command_refused",
-                extra={**self._fields(interaction, command), "error": type(exc).__name__},
-            )
-            await self._fail(interaction, self._error_text(exc))
-        except Exception:  # logged with its trace; the user gets the shared words
-            log.exception("discord.command_failed", extra=self._fields(interaction, command))
-            await self._fail(interaction, messages.INTERNAL)
-        return None
+    ) -> T | Failed:
+        """The result of ``work``, or how it failed once that has been told to the user."""
+        done = await self._reported(
+            work,
+            refused="discord.command_refused",
+            failed="discord.command_failed",
+            fields=self._fields(interaction, command),
+        )
+        if isinstance(done, Failed):
+            await self._fail(interaction, done.text)
+        return done
 
     async def _fail(self, interaction: Interaction, text: str) -> None:
         # The first follow-up would replace the "thinking" message and keep its (public) flags,
@@ -201,9 +228,9 @@ class DiscordFrontEnd:
                 await channel.send(**message_kwargs(spec))
 
     @staticmethod
-    def _fields(interaction: Interaction, command: Command) -> dict[str, Any]:
+    def _fields(interaction: Interaction, command: Command | None = None) -> dict[str, Any]:
         return {
-            "command": type(command).__name__,
+            "command": type(command).__name__ if command is not None else None,
             "guild_id": interaction.guild_id,
             "channel_id": interaction.channel_id,
             "user_id": interaction.user.id,
@@ -223,23 +250,28 @@ class DiscordFrontEnd:
             "user_id": message.author.id,
         }
         text = mention_text(message.content, me.id) or "help"  # a bare mention asks for help
-        try:
-            outcome = await self.dispatch.text(
-                text,
-                channel=str(message.channel.id),
-                can_manage=granted(self._can_manage(message)),
-            )
-            if isinstance(outcome, Reply) and outcome.command is None:
-                log.info("discord.mention_refused", extra={**fields, "error": "UsageError"})
-            await self._answer(message, outcome)
-        except (DigestError, UsageError) as exc:
-            log.info("discord.mention_refused", extra={**fields, "error": type(exc).__name__})
-            await self._reply(message, self._error_text(exc))
-        except discord.HTTPException as exc:
-            http_failed("discord.post_failed", exc, **fields)
-        except Exception:  # logged with its trace; the user gets the shared words
-            log.exception("discord.mention_failed", extra=fields)
-            await self._reply(message, messages.INTERNAL)
+
+        async def answer() -> None:
+            try:
+                outcome = await self.dispatch.text(
+                    text,
+                    channel=str(message.channel.id),
+                    can_manage=granted(self._can_manage(message)),
+                )
+                if isinstance(outcome, Reply) and outcome.command is None:
+                    log.info("discord.mention_refused", extra={**fields, "error": "UsageError"})
+                await self._answer(message, outcome)
+            except discord.HTTPException as exc:  # Discord refused a post: nowhere to say so
+                http_failed("discord.post_failed", exc, **fields)
+
+        done = await self._reported(
+            answer(),
+            refused="discord.mention_refused",
+            failed="discord.mention_failed",
+            fields=fields,
+        )
+        if isinstance(done, Failed):
+            await self._reply(message, done.text)
 
     async def _answer(self, message: discord.Message, outcome: Outcome) -> None:
         if isinstance(outcome, Reply):

@@ -7,24 +7,33 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.commands import messages
-from bot.commands.dispatch import AnswerBuild, CanManage, Core, DigestBuild, Dispatcher
-from bot.commands.grammar import HelpCommand, UsageError
+from bot.commands.dispatch import (
+    AnswerBuild,
+    CanManage,
+    Core,
+    DigestBuild,
+    Dispatcher,
+    Failed,
+    reported,
+)
+from bot.commands.grammar import HelpCommand
 from bot.commands.subscriptions import Subscriptions
 from bot.slack.dedup import Claims, Deliveries
 from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
 from bot.slack.post import SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack
-from digest.errors import DigestError
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 _NOT_HERE = {"not_in_channel", "channel_not_found", "is_archived"}
@@ -91,21 +100,17 @@ class SlackBot:
             user=str(body.get("user_id", "")),
             response_url=body.get("response_url"),
         )
-        try:
-            outcome = await self._dispatch.text(
+        outcome = await self._reported(
+            self._dispatch.text(
                 message_text(body.get("text")),
                 channel=origin.channel,
                 can_manage=self._manager(origin),
-            )
-        except DigestError as exc:
-            log.info(
-                "slack.request_failed",
-                extra={"channel": origin.channel, "error": type(exc).__name__},
-            )
-            return ack_reply(self._error_text(exc))
-        except Exception:  # logged with its trace; the user gets the shared words
-            log.exception("slack.command_failed", extra={"channel": origin.channel})
-            return ack_reply(messages.INTERNAL)
+            ),
+            origin,
+            failed="slack.command_failed",
+        )
+        if isinstance(outcome, Failed):
+            return ack_reply(outcome.text)
         if outcome.command is not None:
             log.info(
                 "slack.command",
@@ -149,17 +154,22 @@ class SlackBot:
 
     async def _guard(self, work: Awaitable[None], origin: Origin) -> None:
         """Run ``work``; a failure of ours is logged and reported to the user in plain words."""
-        try:
-            await work
-        except (DigestError, UsageError) as exc:
-            log.info(
-                "slack.request_failed",
-                extra={"channel": origin.channel, "error": type(exc).__name__},
-            )
-            await self._tell(origin, self._error_text(exc))
-        except Exception:
-            log.exception("slack.job_failed", extra={"channel": origin.channel})
-            await self._tell(origin, messages.INTERNAL)
+        done = await self._reported(work, origin, failed="slack.job_failed")
+        if isinstance(done, Failed):
+            await self._tell(origin, done.text)
+
+    def _reported(
+        self, work: Awaitable[T], origin: Origin, *, failed: str
+    ) -> Awaitable[T | Failed]:
+        return reported(
+            work,
+            platform="slack",
+            now=self._clock,
+            logger=log,
+            refused="slack.request_failed",
+            failed=failed,
+            fields={"channel": origin.channel},
+        )
 
     async def _message(self, text: str, origin: Origin) -> None:
         outcome = await self._dispatch.text(
@@ -180,9 +190,6 @@ class SlackBot:
         else:
             post = render_answer(await build.run())
         await self._deliver(post, origin, private=build.private)
-
-    def _error_text(self, error: Exception) -> str:
-        return messages.error_text(error, self._clock(), platform="slack")
 
     def _manager(self, origin: Origin) -> CanManage:
         return lambda: is_manager(self.poster.client, origin.channel, origin.user)

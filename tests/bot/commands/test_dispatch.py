@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.commands import messages
-from bot.commands.dispatch import DigestBuild, Dispatcher, Platform, Reply, granted
+from bot.commands.dispatch import (
+    DigestBuild,
+    Dispatcher,
+    Failed,
+    Platform,
+    Reply,
+    granted,
+    reported,
+)
 from bot.commands.grammar import UsageError
 from bot.commands.runner import ReportCore
 from bot.discord import render_answer as discord_answer
@@ -264,3 +273,41 @@ def test_hostile_github_text_is_inert_on_both_platforms() -> None:
             found += [embed.title or "", embed.description]
             found += [t for f in embed.fields for t in (f.name, f.value)]
     _assert_inert_on_discord(found)
+
+
+async def _raise(error: Exception) -> str:
+    raise error
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_the_one_error_ladder(platform: Platform, caplog: pytest.LogCaptureFixture) -> None:
+    """What the user or the core got wrong is worded and logged at info; a crash is logged with
+    its trace and worded as our fault; a result passes through."""
+    logger = logging.getLogger("tests.ladder")
+    ladder = {
+        "platform": platform,
+        "now": lambda: NOW,
+        "logger": logger,
+        "refused": "x.refused",
+        "failed": "x.failed",
+        "fields": {"channel": "C1"},
+    }
+    with caplog.at_level(logging.INFO, logger="tests.ladder"):
+        assert await reported(_raise(BadWindow("too early")), **ladder) == Failed(
+            "That window doesn't work: too early."
+        )
+        usage = await reported(_raise(UsageError("unknown word 'x'")), **ladder)
+        assert usage == Failed(messages.usage(UsageError("unknown word 'x'"), platform))
+        assert await reported(_raise(RuntimeError("disk")), **ladder) == Failed(messages.INTERNAL)
+        assert await reported(_no_raise(), **ladder) == "fine"
+    events = [(r.getMessage(), r.levelno, r.exc_info is not None) for r in caplog.records]
+    assert events == [
+        ("x.refused", logging.INFO, False),
+        ("x.refused", logging.INFO, False),
+        ("x.failed", logging.ERROR, True),
+    ]
+    assert [getattr(r, "error", None) for r in caplog.records[:2]] == ["BadWindow", "UsageError"]
+
+
+async def _no_raise() -> str:
+    return "fine"

@@ -121,6 +121,16 @@ async def test_a_change_is_shown_to_the_channel(
     }
 
 
+async def test_unknown_topic_by_slash_command_gets_the_usage_words(
+    setup: tuple[HttpServer, ListStore], fake: FakeSlack
+) -> None:
+    """An unknown topic in a slash command is a usage reply, as in a mention or on Discord."""
+    server, store = setup
+    reply = await _ack(server, "subscribe topics:nosuchtopic", "UADMIN01", "t1")
+    assert reply.startswith("Sorry, I didn't understand that:") and "nosuchtopic" in reply
+    assert reply != messages.INTERNAL and store.items == []
+
+
 async def test_subscribe_by_mention_is_answered_in_the_thread(
     setup: tuple[HttpServer, ListStore], fake: FakeSlack
 ) -> None:

@@ -63,8 +63,8 @@ SITE: Mapping[str, tuple[str, str]] = {
     ),
     "chart.topic_title": ("{topic}：每日条目", "{topic}: items per day"),
     "chart.topic_summary": (
-        "{days} 天内共 {n} 条{topic}相关条目。",
-        "{n} {topic} items over {days} days.",
+        "{days} 天内共 {n} 条相关条目。",
+        "{n} items over {days} days.",
     ),
 }
 

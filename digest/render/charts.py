@@ -145,9 +145,7 @@ def topic_chart(topic_title: str, days: Sequence[tuple[date, int | None]], lang:
     x_labels = tuple(f"{day:%m-%d}" for day, _ in ordered)
     values = tuple(n or 0 for _, n in ordered)
     title = site_t("chart.topic_title", lang, topic=topic_title)
-    summary = site_t(
-        "chart.topic_summary", lang, topic=topic_title, n=sum(values), days=len(values)
-    )
+    summary = site_t("chart.topic_summary", lang, n=sum(values), days=len(values))
     return Chart("topic", lang, title, x_labels, ((site_t("chart.items", lang), values),), summary)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sys
 from pathlib import Path
+
+from pagefind.service import get_executable
 
 log = logging.getLogger(__name__)
 
@@ -19,11 +20,13 @@ async def index_site(site: Path) -> bool:
     The extended binary segments Chinese. A missing or failing Pagefind leaves the site
     without search, never without reports.
     """
+    binary = get_executable()
+    if binary is None:
+        log.warning("site.search_unavailable", extra={"reason": "no pagefind binary"})
+        return False
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "pagefind",
+            str(binary),
             "--site",
             str(site),
             "--silent",

@@ -1,17 +1,21 @@
-"""Benchmark of digest builds through the real pipeline: requests, build time, peak memory.
+"""Benchmark of digest builds through the real pipeline: requests, build and CLI time, memory.
 
 For synthetic vLLM-sized 1-, 7- and 30-day windows, builds the digest with ``build_runtime``
-(SQLite mirror, sync gate, template writer, digest cache) against the fake GitHub, first on a
-cold store (an empty SQLite file), then on a warm one: the same window again after the injected
-clock has moved on 2 minutes, past the 60 s sync freshness, so the sync really runs.
+(SQLite mirror, sync gate, template writer, digest cache) against the fake GitHub: first on a
+cold store (an empty SQLite file), then the same window again after 1 minute and after another
+hour of simulated time (past the 60 s sync freshness, so the sync really runs), counting the
+requests of each stream. Then the real ``vllm-report`` command builds the same window, by dates,
+on the warm store (twice: the second run is the repeat a user makes). The 7- and 30-day windows
+are also measured without a token (60 requests an hour, 10 searches a minute). Last, one
+long-lived process builds ten distinct 30-day digests and reports its RSS, as ``serve`` would.
 
 Each window is measured in its own process (so its RSS high-water mark is its own) and the fake
 GitHub runs in another (so neither its CPU nor its memory is counted). The pipeline's clock is
-injected; its ``sleep`` advances that clock instead of waiting (rate-limit waits are simulated
-and reported), and the fake's clock follows it through a request header. Build times are wall
-times without tracing; peak memory comes from a second, traced pass on a fresh store.
+injected and has microseconds (as a real clock has); its ``sleep`` advances that clock instead
+of waiting (rate-limit waits are simulated and reported), and the fake's clock follows it
+through a request header.
 
-    python bench/bench_digest.py [--windows 1,7,30] [--seed 1]
+    python bench/bench_digest.py [--windows 1,7,30] [--anonymous 7,30] [--memory 10] [--seed 1]
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import asyncio
 import json
 import logging
 import math
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -37,15 +42,25 @@ from pydantic import SecretStr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.compose import Runtime, build_runtime
+from bot.discord.render import render_discord
+from bot.slack.render import render_slack
 from config.settings import GitHubSettings, Settings, load_config
+from digest.errors import RateLimited
+from digest.models import Digest
 from tests.fakes.github import FakeGitHub, MutableClock, RecordedRequest
 from tests.support.synthetic import DEFAULT_NOW, generate
 
+ROOT = Path(__file__).resolve().parents[1]
 REPO = "vllm-project/vllm"
 CLOCK_HEADER = "X-Bench-Clock"
 DEFAULT_BACKFILL = GitHubSettings().backfill_days
-WARM_AFTER = timedelta(minutes=2)
-MB = 1024 * 1024
+START_OFFSET = timedelta(seconds=0.345678)  # sub-second, as a real clock has
+PHASES = (
+    ("cold", timedelta(0)),
+    ("warm_1m", timedelta(minutes=1, microseconds=250001)),
+    ("warm_1h", timedelta(hours=1, microseconds=1)),
+)
+MAX_STAGES = 6
 
 
 # -- the fake GitHub, in its own process ------------------------------------------------------
@@ -157,85 +172,185 @@ def maxrss() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def build(runtime: Runtime, days: int, traced: bool) -> tuple[Any, float, float]:
-    """The digest of the last ``days`` days, its wall time and (when traced) peak MiB."""
-    request = runtime.core.request(f"{days}d")
-    if traced:
-        tracemalloc.start()
-    began = time.perf_counter()
-    digest = await runtime.core.build(request)
-    elapsed = time.perf_counter() - began
-    peak = tracemalloc.get_traced_memory()[1] / MB if traced else 0.0
-    tracemalloc.stop()
-    return digest, elapsed, peak
+def current_rss() -> float:
+    """This process's resident set now, in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+STREAMS = ("items", "comments", "review", "search", "old", "other")
 
 
 def split(requests: list[list[Any]], covered: datetime | None) -> dict[str, int]:
-    """Requests by purpose: mirror streams, Search API, old comments (before the mirror)."""
-    tally = {"mirror": 0, "search": 0, "old_comments": 0, "not_modified": 0, "limited": 0}
+    """Requests by stream: items, comments, review comments, Search API, old comment pages."""
+    tally = dict.fromkeys((*STREAMS, "not_modified", "limited"), 0)
     for path, since, status in requests:
+        old = covered is not None and bool(since) and datetime.fromisoformat(since) < covered
         if path == "/search/issues":
-            tally["search"] += 1
-        elif covered is not None and since and datetime.fromisoformat(since) < covered:
-            tally["old_comments"] += 1
+            stream = "search"
+        elif path.endswith(("/issues/comments", "/pulls/comments")) and old:
+            stream = "old"
+        elif path.endswith("/issues/comments"):
+            stream = "comments"
+        elif path.endswith("/pulls/comments"):
+            stream = "review"
+        elif path.endswith("/issues"):
+            stream = "items"
         else:
-            tally["mirror"] += 1
+            stream = "other"
+        tally[stream] += 1
         tally["not_modified"] += status == 304
         tally["limited"] += status in (403, 429)
     return tally
 
 
-async def measure(days: int, backfill: int, seed: int) -> dict[str, Any]:
-    """Cold and warm builds of one window: an untraced pass, then a traced one for peak memory."""
+def cli_window(days: int) -> list[str]:
+    """The CLI arguments of the same window as ``{days}d`` ending at ``DEFAULT_NOW``, by dates."""
+    last = (DEFAULT_NOW - timedelta(days=1)).date()
+    first = last - timedelta(days=days - 1)
+    window = str(last) if days == 1 else f"{first}..{last}"
+    return [window, "--tz", "UTC", "--day-start", DEFAULT_NOW.strftime("%H:%M")]
+
+
+def run_cli(args: list[str], env: dict[str, str]) -> tuple[float, float, float, int]:
+    """Wall and CPU seconds, peak RSS (MiB) and exit code of one ``vllm-report`` process."""
+    exe = str(Path(sys.executable).with_name("vllm-report"))
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        [exe, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - began
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return elapsed, cpu, usage.ru_maxrss / 1024, proc.returncode
+
+
+async def staged_build(
+    runtime: Runtime, days: int, clock: MutableClock
+) -> tuple[Digest, tuple[float, float], list[str]]:
+    """The digest of the last ``days`` days; a build stopped by the rate limit is retried
+    after the reset (at most ``MAX_STAGES`` times), as a user without a token would.
+
+    Returns the digest, the wall and CPU seconds of the last build (CPU: every thread of this
+    process, so the figure holds on a busy machine) and what each stopped stage said.
+    """
+    stages: list[str] = []
+    while True:
+        request = runtime.core.request(f"{days}d")
+        began, cpu = time.perf_counter(), time.process_time()
+        try:
+            digest = await runtime.core.build(request)
+        except RateLimited as exc:
+            if len(stages) >= MAX_STAGES or exc.reset_at is None:
+                raise
+            stages.append(f"stopped by the rate limit until {exc.reset_at:%H:%M:%S}")
+            clock.now = max(clock.now, exc.reset_at) + timedelta(seconds=1)
+            continue
+        return digest, (time.perf_counter() - began, time.process_time() - cpu), stages
+
+
+def _settings(url: str, token: str | None, backfill: int, db: Path) -> Settings:
+    return Settings(
+        github=GitHubSettings(
+            api_url=url, token=SecretStr(token) if token else None, backfill_days=backfill
+        ),
+        db=str(db),
+    )
+
+
+async def measure(days: int, backfill: int, seed: int, anonymous: bool) -> dict[str, Any]:
+    """Cold, warm-after-a-minute and warm-after-an-hour builds of one window, then the CLI."""
     logging.disable(logging.WARNING)
     fake = await FakeProcess.start(days, seed)
     config = load_config()
-    clock = MutableClock(DEFAULT_NOW)
+    clock = MutableClock(DEFAULT_NOW + START_OFFSET)
     sleep = FastSleep(clock)
-    result: dict[str, Any] = {"days": days, "backfill": backfill}
+    token = None if anonymous else "bench"
+    result: dict[str, Any] = {"days": days, "backfill": backfill, "anonymous": anonymous}
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for run, traced in enumerate((False, True)):
-                settings = Settings(
-                    github=GitHubSettings(
-                        api_url=fake.url, token=SecretStr(f"bench-{run}"), backfill_days=backfill
-                    ),
-                    db=str(Path(tmp) / f"mirror-{run}.sqlite3"),
-                )
-                async with build_runtime(
-                    settings, config, clock=clock, sleep=sleep, transport=ClockHeader(clock)
-                ) as runtime:
-                    for phase in ("cold", "warm"):
-                        if phase == "warm":
-                            clock.advance(WARM_AFTER)
-                        seen = len(await fake.ask(op="requests"))
-                        waits = len(sleep.skipped)
-                        rss = maxrss()
-                        digest, elapsed, peak = await build(runtime, days, traced)
-                        if traced:
-                            result[f"{phase}_peak"] = peak
-                            continue
-                        window = digest.window
-                        facts = await fake.ask(
-                            op="facts", start=window.start.isoformat(), end=window.end.isoformat()
-                        )
-                        made = (await fake.ask(op="requests"))[seen:]
-                        covered = (await runtime.store.get_sync_state(REPO)).covered_since
-                        result[phase] = {
-                            "requests": len(made),
-                            **split(made, covered),
-                            "seconds": elapsed,
-                            "rss_delta": maxrss() - rss,
-                            "waited": sum(sleep.skipped[waits:]),
-                            "exact": digest.counts.as_dict() == facts["counts"],
-                            "notes": list(digest.notes),
-                        }
-                        if phase == "cold":
-                            result["items"], result["comments"] = facts["items"], facts["comments"]
-                        clock.advance(timedelta(minutes=10))
+            db = Path(tmp) / "mirror.sqlite3"
+            settings = _settings(fake.url, token, backfill, db)
+            async with build_runtime(
+                settings, config, clock=clock, sleep=sleep, transport=ClockHeader(clock)
+            ) as runtime:
+                for phase, after in PHASES:
+                    clock.advance(after)
+                    seen = len(await fake.ask(op="requests"))
+                    waits = len(sleep.skipped)
+                    digest, elapsed, stages = await staged_build(runtime, days, clock)
+                    window = digest.window
+                    facts = await fake.ask(
+                        op="facts", start=window.start.isoformat(), end=window.end.isoformat()
+                    )
+                    made = (await fake.ask(op="requests"))[seen:]
+                    covered = (await runtime.store.get_sync_state(REPO)).covered_since
+                    result[phase] = {
+                        "requests": len(made),
+                        **split(made, covered),
+                        "seconds": elapsed[0],
+                        "cpu": elapsed[1],
+                        "waited": sum(sleep.skipped[waits:]),
+                        "stages": stages,
+                        "exact": digest.counts.as_dict() == facts["counts"],
+                        "notes": list(digest.notes),
+                    }
+                    if phase == "cold":
+                        result["items"], result["comments"] = facts["items"], facts["comments"]
+                        result["slack"] = len(render_slack(digest).messages)
+                        result["discord"] = len(render_discord(digest).messages)
+                result["rss_peak"] = maxrss()
+            if not anonymous:
+                env = {
+                    "PATH": os.environ.get("PATH", ""),
+                    "HOME": tmp,
+                    "GITHUB_API_URL": fake.url,
+                    "GITHUB_TOKEN": "bench-cli",
+                    "GITHUB_BACKFILL_DAYS": str(backfill),
+                    "VLLM_REPORT_DB": str(db),
+                    "PYTHONPATH": str(ROOT),  # this checkout's code, whatever is installed
+                }
+                runs = [run_cli(cli_window(days), env) for _ in range(2)]
+                result["cli"] = [
+                    {"seconds": s, "cpu": c, "rss": r, "rc": rc} for s, c, r, rc in runs
+                ]
+                helps = [run_cli(["--help"], env) for _ in range(3)]
+                result["cli_help"] = [min(h[0] for h in helps), min(h[1] for h in helps)]
     finally:
         await fake.close()
     return result
+
+
+async def serve_memory(seed: int, count: int) -> dict[str, Any]:
+    """RSS of one long-lived process (like ``serve``) after ``count`` distinct 30-day digests."""
+    logging.disable(logging.WARNING)
+    import bot.process.serve  # noqa: F401  (what serve has loaded before its first digest)
+
+    fake = await FakeProcess.start(31, seed)
+    config = load_config()
+    clock = MutableClock(DEFAULT_NOW + START_OFFSET)
+    sleep = FastSleep(clock)
+    out: dict[str, Any] = {"count": count}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = _settings(fake.url, "bench", 32, Path(tmp) / "mirror.sqlite3")
+            async with build_runtime(
+                settings, config, clock=clock, sleep=sleep, transport=ClockHeader(clock)
+            ) as runtime:
+                out["start"] = current_rss()
+                after: list[float] = []
+                for k in range(count):
+                    await runtime.core.build(runtime.core.request("30d"))
+                    after.append(current_rss())
+                    clock.advance(timedelta(minutes=11, microseconds=123457 * (k + 1)))
+                out["after"] = after
+                out["peak"] = maxrss()
+    finally:
+        await fake.close()
+    return out
 
 
 # -- the report -------------------------------------------------------------------------------
@@ -246,28 +361,36 @@ def budget(items: int, comments: int) -> int:
 
 
 def _requests(phase: dict[str, Any]) -> str:
-    """``total (mirror+search s+old comments c)``, or ``total (Nx304)`` for a free repeat."""
-    if phase["not_modified"] == phase["requests"] > 0:
-        return f"{phase['requests']} ({phase['not_modified']}x304)"
-    parts = f"{phase['mirror']}+{phase['search']}s"
-    if phase["old_comments"]:
-        parts += f"+{phase['old_comments']}c"
-    return f"{phase['requests']} ({parts})"
+    """``total (items/comments/review/search/old/other)``, with the 304s counted."""
+    parts = "/".join(str(phase[s]) for s in STREAMS)
+    extra = f", {phase['not_modified']}x304" if phase["not_modified"] else ""
+    if phase["limited"]:
+        extra += f", {phase['limited']} limited"
+    return f"{phase['requests']} ({parts}{extra})"
+
+
+def _cli(run: dict[str, Any]) -> str:
+    text = f"{run['seconds']:.2f} cpu {run['cpu']:.2f}"
+    return text + (f" (exit {run['rc']})" if run["rc"] else "")
 
 
 def row(r: dict[str, Any]) -> list[str]:
-    cold, warm = r["cold"], r["warm"]
+    cold, warm, later = (r[p] for p, _ in PHASES)
+    cli = r.get("cli")
     return [
-        f"{r['days']}d",
+        f"{r['days']}d{' anon' if r['anonymous'] else ''}",
         f"{r['backfill']}d",
         f"{r['items']}/{r['comments']}",
         _requests(cold),
-        str(budget(r["items"], r["comments"])),
         _requests(warm),
-        f"{cold['seconds']:.2f}/{warm['seconds']:.2f}",
-        f"{r['cold_peak']:.1f}/{r['warm_peak']:.1f}",
-        f"{cold['rss_delta']:.0f}",
-        "yes" if cold["exact"] and warm["exact"] else "NO",
+        _requests(later),
+        "/".join(f"{p['seconds']:.2f}" for p in (cold, warm, later))
+        + " cpu "
+        + "/".join(f"{p['cpu']:.2f}" for p in (cold, warm, later)),
+        " / ".join(_cli(c) for c in cli) if cli else "-",
+        f"{r['rss_peak']:.0f}" + (f"/{max(c['rss'] for c in cli):.0f}" if cli else ""),
+        f"{r['slack']}/{r['discord']}",
+        "yes" if all(r[p]["exact"] for p, _ in PHASES) else "NO",
     ]
 
 
@@ -276,11 +399,12 @@ HEADERS = [
     "backfill",
     "items/comments",
     "cold requests",
-    "budget",
-    "warm requests",
-    "build s cold/warm",
-    "peak MiB cold/warm",
-    "RSS+ MiB",
+    "warm +1 min",
+    "warm +1 h",
+    "build s cold/1m/1h wall, cpu",
+    "CLI s warm / repeat",
+    "peak RSS MiB bench/CLI",
+    "Slack/Discord msgs",
     "exact",
 ]
 
@@ -289,59 +413,68 @@ def table(rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
     lines = [HEADERS, ["-" * w for w in widths], *rows]
     return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
     )
+
+
+async def _child(*args: str) -> Any:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, *args, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await proc.communicate()
+    if proc.returncode:
+        raise SystemExit(f"the benchmark run {' '.join(args)} failed (exit {proc.returncode})")
+    return json.loads(out)
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    runs: list[tuple[int, int]] = []
+    runs: list[tuple[int, int, bool]] = []
     for days in args.windows:
-        runs.append((days, DEFAULT_BACKFILL))
+        runs.append((days, DEFAULT_BACKFILL, False))
         if days > DEFAULT_BACKFILL:
-            runs.append((days, days + 1))
+            runs.append((days, days + 1, False))
+    runs.extend((days, DEFAULT_BACKFILL, True) for days in args.anonymous)
     results = []
     began = time.perf_counter()
-    for days, backfill in runs:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            __file__,
-            "--measure",
-            str(days),
-            "--backfill",
-            str(backfill),
-            "--seed",
-            str(args.seed),
-            stdout=asyncio.subprocess.PIPE,
-        )
-        out, _ = await proc.communicate()
-        if proc.returncode:
-            raise SystemExit(f"the {days}-day run failed (exit {proc.returncode})")
-        results.append(json.loads(out))
+    for days, backfill, anonymous in runs:
+        flags = ["--measure", str(days), "--backfill", str(backfill), "--seed", str(args.seed)]
+        results.append(await _child(*flags, *(["--anonymous-run"] if anonymous else [])))
+    memory = await _child("--memory-run", str(args.memory), "--seed", str(args.seed))
     total = time.perf_counter() - began
     print(
         f"{REPO} synthetic (seed {args.seed}), fake GitHub on 127.0.0.1 in its own process, "
-        "authenticated with a token\n(5,000 core requests an hour, 30 searches a minute: "
-        "the anonymous 60 an hour would stop the 30-day run).\n"
-        "cold = empty SQLite file; warm = the same window again 2 minutes later (past the 60 s "
-        "sync freshness).\nrequests = all the fake received: mirror streams + search (s) "
-        "+ old comments (c); budget = DESIGN's\nceil(items/100)+ceil(comments/100)+3 over "
-        "the rows updated since the window's start; peak = tracemalloc\n(traced pass); "
-        "RSS+ = rise of ru_maxrss during the untraced cold build; exact = the five counts match.\n"
+        "with a token\n(5,000 core requests an hour, 30 searches a minute) unless 'anon' "
+        "(60 an hour, 10 searches a minute).\nThe pipeline's clock starts at "
+        f"{(DEFAULT_NOW + START_OFFSET).isoformat()} (sub-second) and only moves when told: "
+        "cold = empty SQLite file;\nwarm +1 min / +1 h = the same window again after 1 minute "
+        "and after another hour of simulated time.\nrequests = total (items/comments/review/"
+        "search/old/other): mirror streams, review comments, Search API,\nold comment pages "
+        "(before the mirror's coverage), anything else; 304s and rate-limited answers counted.\n"
+        "build s = wall and CPU time of the bare build (sync + analysis + writer + cache); CLI s = "
+        "`vllm-report DATE..DATE` on the\nwarm store (real clock), then its repeat; "
+        "peak RSS = ru_maxrss of the bench process / of the CLI;\nSlack/Discord msgs = "
+        "messages of the posted thread (parent included); exact = the five counts match.\n"
     )
     print(table([row(r) for r in results]))
     print()
+    helps = [r["cli_help"] for r in results if "cli_help" in r]
+    if helps:
+        wall, cpu = min(h[0] for h in helps), min(h[1] for h in helps)
+        print(f"vllm-report --help: {wall:.3f} s wall, {cpu:.3f} s cpu (best of {3 * len(helps)})")
+    print(
+        f"one process, {memory['count']} distinct 30-day digests: RSS {memory['start']:.0f} MiB "
+        f"after start, {memory['after'][0]:.0f} after the first, {memory['after'][-1]:.0f} "
+        f"after the last (max {max(memory['after']):.0f}), peak {memory['peak']:.0f} MiB"
+    )
+    print()
     for r in results:
-        for phase in ("cold", "warm"):
+        for phase, _ in PHASES:
             p = r[phase]
-            label = f"{r['days']}d/{r['backfill']}d backfill {phase}:"
-            if p["search"] or p["old_comments"]:
-                print(
-                    f"{label} {p['mirror']} mirror requests ({r['backfill']} days), "
-                    f"{p['search']} Search API requests (the older days), "
-                    f"{p['old_comments']} old-comment pages (before the mirror)"
-                    + (f"; {p['limited']} rate-limited" if p["limited"] else "")
-                    + (f", {p['waited']:.0f} s of waiting simulated" if p["waited"] else "")
-                )
+            label = f"{r['days']}d/{r['backfill']}d{' anon' if r['anonymous'] else ''} {phase}:"
+            for k, stage in enumerate(p["stages"], 1):
+                print(f"{label} stage {k} {stage}")
+            if p["waited"]:
+                print(f"{label} {p['waited']:.0f} s of rate-limit waiting simulated")
             for note in p["notes"]:
                 print(f"{label} note: {note}")
     print(f"\ntotal benchmark time {total:.0f} s")
@@ -352,16 +485,31 @@ def main() -> None:
     parser.add_argument(
         "--windows", type=lambda s: [int(d) for d in s.split(",")], default=[1, 7, 30]
     )
+    parser.add_argument(
+        "--anonymous",
+        type=lambda s: [int(d) for d in s.split(",") if d],
+        default=[7, 30],
+        help="windows also measured without a token (default 7,30)",
+    )
+    parser.add_argument("--memory", type=int, default=10, help="distinct 30-day digests (10)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--backfill", type=int, default=DEFAULT_BACKFILL, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--anonymous-run", dest="anon_run", action="store_true", help=argparse.SUPPRESS
+    )
+    parser.add_argument("--memory-run", dest="memory_run", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve(args.serve, args.seed))
     elif args.measure:
         out: IO[str] = sys.stdout
-        out.write(json.dumps(asyncio.run(measure(args.measure, args.backfill, args.seed))) + "\n")
+        found = asyncio.run(measure(args.measure, args.backfill, args.seed, args.anon_run))
+        out.write(json.dumps(found) + "\n")
+    elif args.memory_run:
+        out = sys.stdout
+        out.write(json.dumps(asyncio.run(serve_memory(args.seed, args.memory_run))) + "\n")
     else:
         asyncio.run(main_async(args))
 

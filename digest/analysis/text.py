@@ -109,6 +109,31 @@ def words_in(text: str, terms: Iterable[str]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
+def _first_words(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """The lower-cased first words of ``terms`` and one case-insensitive pattern of them."""
+    firsts = sorted({term.split()[0] for term in terms if term.split()}, key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, firsts)), re.I) if firsts else None
+    lowered = tuple(first.lower() for first in firsts) if all(map(str.isascii, firsts)) else ()
+    return lowered, pattern
+
+
+def may_hold(text: str, terms: tuple[str, ...]) -> bool:
+    """Whether ``text`` may hold one of ``terms`` as a word: a scan for their first words.
+
+    ``False`` means no part of ``text`` (no line, no text with phrases blanked out) holds any.
+    ASCII text is lower-cased once and searched for each (ASCII) first word; other text, whose
+    case folding ``str.lower`` does not mirror, by one case-insensitive pattern.
+    """
+    firsts, pattern = _first_words(terms)
+    if pattern is None or not text:
+        return False
+    if firsts and text.isascii():
+        lowered = text.lower()
+        return any(first in lowered for first in firsts)
+    return pattern.search(text) is not None
+
+
+@lru_cache(maxsize=256)
 def _exact(phrase: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(part) for part in phrase.split())
     return re.compile(rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])")

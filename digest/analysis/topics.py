@@ -5,7 +5,15 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Sequence
 
-from digest.analysis.text import prose_lines, text_lines, title_tags, without, words, words_in
+from digest.analysis.text import (
+    may_hold,
+    prose_lines,
+    text_lines,
+    title_tags,
+    without,
+    words,
+    words_in,
+)
 from digest.analysis.types import TopicItem, TopicMatch
 from digest.models import Item, Topic
 
@@ -107,15 +115,20 @@ def match_topic(item: Item, topic: Topic) -> TopicItem | None:
     if authors:
         score += AUTHOR_SCORE
         reasons.extend(f"author:{pattern}" for pattern in authors)
-    title_words = words_in(without(item.title, topic.ignore), topic.keywords)
+    title_words: tuple[str, ...] = ()
+    keywords = tuple(topic.keywords)
+    if may_hold(item.title, keywords):
+        title_words = words_in(without(item.title, topic.ignore), keywords)
     if title_words:
         score += TITLE_SCORE + EXTRA_WORD_SCORE * (len(title_words) - 1)
         reasons.extend(f"keyword:{word}" for word in title_words)
-    body_words = tuple(
-        w
-        for w in _body_hits(without(item.body_excerpt, topic.ignore), topic.keywords)
-        if w not in title_words
-    )
+    body_words: tuple[str, ...] = ()
+    if may_hold(item.body_excerpt, keywords):
+        body_words = tuple(
+            w
+            for w in _body_hits(without(item.body_excerpt, topic.ignore), keywords)
+            if w not in title_words
+        )
     if body_words:
         score += BODY_SCORE + EXTRA_WORD_SCORE * (len(body_words) - 1)
         reasons.extend(f"body:{word}" for word in body_words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from digest.analysis.types import Trend
 from digest.models import Item
@@ -144,11 +145,56 @@ VOCABULARY: tuple[Term, ...] = (
 _KIND_ORDER = {"model": 0, "feature": 1, "hardware": 2, "theme": 3}
 
 
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """A vocabulary prepared for one pass over each text: its needles, then only their terms."""
+
+    needles: tuple[str, ...]  # every distinct needle, each looked for once per text
+    by_needle: dict[str, tuple[int, ...]]  # needle -> positions of the terms it stands for
+    always: tuple[int, ...]  # positions of the terms without needles
+    lowered: tuple[re.Pattern[str] | None, ...]  # each pattern for lower-cased ASCII text
+
+
+def _for_lowered(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``pattern`` without ``re.I``, to match lower-cased ASCII text the same way, when it has
+    no upper-case letter outside ``A-Z`` ranges (else ``None``)."""
+    rest = re.sub(r"A-Z|\\[A-Z]", "", pattern.pattern)
+    return re.compile(pattern.pattern) if rest == rest.lower() else None
+
+
+@lru_cache(maxsize=8)
+def _index(vocabulary: tuple[Term, ...]) -> _Index:
+    by_needle: dict[str, list[int]] = {}
+    for position, term in enumerate(vocabulary):
+        for needle in term.needles:
+            by_needle.setdefault(needle, []).append(position)
+    always = tuple(i for i, term in enumerate(vocabulary) if not term.needles)
+    lowered = tuple(_for_lowered(term.pattern) for term in vocabulary)
+    return _Index(tuple(by_needle), {n: tuple(t) for n, t in by_needle.items()}, always, lowered)
+
+
 def mentions(item: Item, vocabulary: Sequence[Term] = VOCABULARY) -> tuple[Term, ...]:
-    """The terms that ``item``'s title or body mentions, in vocabulary order."""
+    """The terms that ``item``'s title or body mentions, in vocabulary order.
+
+    Each needle is looked for once per text; only the terms of the needles present (and those
+    without needles) run their patterns, on the lower-cased text when it is ASCII.
+    """
+    terms = tuple(vocabulary)
+    index = _index(terms)
     text = f"{item.title}\n{item.body_excerpt}"
     lowered = text.lower()
-    return tuple(term for term in vocabulary if term.found_in(text, lowered))
+    candidates = set(index.always)
+    for needle in index.needles:
+        if needle in lowered:
+            candidates.update(index.by_needle[needle])
+    ascii_text = text.isascii()
+    found: list[Term] = []
+    for i in sorted(candidates):
+        fast = index.lowered[i] if ascii_text else None
+        hit = fast.search(lowered) if fast is not None else terms[i].pattern.search(text)
+        if hit is not None:
+            found.append(terms[i])
+    return tuple(found)
 
 
 def trends(

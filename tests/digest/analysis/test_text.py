@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from digest.analysis.text import (
     clean_excerpt,
     first_sentence,
     is_log_line,
+    may_hold,
+    prose_lines,
+    text_lines,
     title_tags,
+    without,
     words_in,
 )
 
@@ -49,3 +56,41 @@ def test_first_sentence_drops_unknown_references() -> None:
     body = "Follow-up to #25954: adds a fused pass, see [docs](https://x.y/z) (cc @someone)."
     assert first_sentence(body) == "adds a fused pass, see docs."
     assert "#12" in clean_excerpt("Fixes #12 for good.", frozenset({12}))
+
+
+_KEYWORDS = ("ROCm", "HIP", "MI300X", "CUDA graph", "torch.compile", "K8s", "数据")
+_PIECES = st.sampled_from(
+    [
+        *_KEYWORDS,
+        "rocm",
+        "hip",
+        "ſ",
+        "İ",
+        "K",
+        "cuda",
+        "graph",
+        "CUDA_graph",
+        "torch",
+        ".",
+        "ownership",
+        " ",
+        "\n",
+        "-",
+        "_",
+        "AMD EPYC",
+        "    ",
+        "ERROR x",
+        "é",
+        "Graph",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES, max_size=25).map("".join))
+def test_may_hold_never_misses_a_keyword(text: str) -> None:
+    """Where a keyword is found in a text, its lines or its prose, ``may_hold`` says it may be."""
+    parts = [text, without(text, ("AMD EPYC",)), "\n".join(text_lines(text))]
+    parts.append("\n".join(prose_lines(text)))
+    if any(words_in(part, _KEYWORDS) for part in parts):
+        assert may_hold(text, _KEYWORDS)

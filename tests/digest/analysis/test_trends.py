@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from digest.analysis.trends import mentions, trends
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from digest.analysis.trends import VOCABULARY, mentions, trends
 from tests.support.analysis_sample import make_item, sample_analysis
 
 
@@ -62,3 +65,50 @@ def test_sample_trends() -> None:
     assert found["KV cache"] == [33463, 33480]
     assert found["Qwen3"] == [32492, 33463]
     assert all(len(items) >= 2 for items in found.values())
+
+
+_PIECES = st.sampled_from(
+    [
+        "Qwen3.5",
+        "qwen-3",
+        "DEEPSEEK-v3.2",
+        "fused_moe",
+        "ROCm",
+        "throughput",
+        "CI/build",
+        "ci",
+        "precision",
+        "ſpec decoding",
+        "KV_Cache",
+        "Blackwell",
+        "sm_90",
+        "İntel",
+        "ﬁx",
+        "MI300X",
+        "mi355",
+        "json schema",
+        "p/d",
+        "H100",
+        " ",
+        "\n",
+        "-",
+        "_",
+        ".",
+        "é",
+        "数据",
+        "K",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    title=st.lists(_PIECES, max_size=8).map("".join),
+    body=st.lists(_PIECES, max_size=20).map("".join),
+)
+def test_mentions_are_what_each_term_finds_on_its_own(title: str, body: str) -> None:
+    """One scan per text finds exactly the terms each term's needles and pattern find alone."""
+    item = make_item(1, title, body=body)
+    text = f"{title}\n{body}"
+    alone = tuple(t for t in VOCABULARY if t.found_in(text, text.lower()))
+    assert mentions(item) == alone

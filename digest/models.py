@@ -280,6 +280,11 @@ class Digest:
         return next((s for s in self.sections if s.id == section_id), None)
 
     @property
+    def shown_name(self) -> str:
+        """The repository as the report names it: its display name, else ``name`` of owner/name."""
+        return self.display_name or self.repo.split("/", 1)[-1]
+
+    @property
     def writers(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.writer for s in self.sections))
 

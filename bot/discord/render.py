@@ -11,7 +11,7 @@ from bot.discord.markdown import escape, neutralize
 from bot.discord.pack import Unit, pack, units
 from digest import i18n
 from digest.models import Answer, Digest, Section
-from digest.windows import format_moment, format_window, title_date
+from digest.windows import format_moment, format_window
 
 COLOR = 0x1F6FEB
 SECTION_BUDGET = 2850  # two descriptions and a title stay under 6,000 characters a message
@@ -97,8 +97,7 @@ def clip(text: str, limit: int) -> str:
 
 def report_title(digest: Digest) -> str:
     """``vLLM Development Report - 2026-03-10`` in the digest's language."""
-    name = digest.display_name or digest.repo.split("/", 1)[-1]
-    return i18n.report_title(name, title_date(digest.window), digest.lang)
+    return i18n.digest_title(digest)
 
 
 def thread_name(digest: Digest) -> str:

@@ -20,7 +20,7 @@ from bot.slack.pack import (
     pack_texts,
     section_block,
 )
-from bot.slack.wording import counts_line, labels, report_title
+from digest import i18n
 from digest.models import (
     Answer,
     Block,
@@ -53,6 +53,17 @@ class SlackPost:
     @property
     def messages(self) -> tuple[SlackMessage, ...]:
         return (self.parent, *self.replies)
+
+
+def labels(lang: str) -> dict[str, str]:
+    """The provenance words in ``lang``."""
+    return {
+        "window": i18n.t("report.window", lang),
+        "synced": i18n.t("footer.synced", lang),
+        "never": i18n.t("footer.never_synced", lang),
+        "written": i18n.t("footer.writers", lang),
+        "notes": i18n.t("footer.notes", lang),
+    }
 
 
 def _text_atoms(span: Text) -> list[str]:
@@ -152,8 +163,8 @@ def _fits(blocks: list[dict[str, Any]]) -> bool:
 
 def render_slack(digest: Digest) -> SlackPost:
     """The parent (title, counts, summary, window, provenance) and one reply per section."""
-    title = report_title(digest)
-    counts = counts_line(digest)
+    title = i18n.digest_title(digest)
+    counts = i18n.counts_line(digest.counts, digest.lang)
     head = [header_block(plain(title, MAX_HEADER_TEXT)), section_block(escape(counts))]
     tail = [*_notes(digest.notes), context_block(provenance(digest))]
     summary = digest.section("summary")

@@ -12,6 +12,7 @@ from enum import StrEnum
 from digest.ask.terms import GLOSSARY, is_cjk
 from digest.ask.time_phrases import When, resolve_when
 from digest.github.names import valid_repo
+from digest.i18n import t
 from digest.models import Topic
 
 MAX_CHARS = 500
@@ -406,16 +407,11 @@ def parse_question(
     if lang not in ("zh", "en"):
         lang = text_lang.lower() if text_lang and text_lang.lower() in ("zh", "en") else None
     lang = lang or detect_lang(cleaned, default_lang)
-    zh = lang == "zh"
     notes: list[str] = []
     chosen = repo or (text_repo if text_repo and valid_repo(text_repo) else None)
     if text_repo and not valid_repo(text_repo) and not repo:
         shown = text_repo[:60]
-        notes.append(
-            f"已忽略 repo:{shown}（请用 owner/name 格式）"
-            if zh
-            else f"ignored repo:{shown} (use owner/name)"
-        )
+        notes.append(t("note.bad_repo", lang, repo=shown))
     named, rest = _repo(rest, repos)
     if chosen is None:
         chosen = named.name if named else default_repo
@@ -430,11 +426,7 @@ def parse_question(
     terms = _terms(rest)
     if len(terms) > MAX_TERMS:
         terms = terms[:MAX_TERMS]
-        notes.append(
-            f"只检索了问题中的前 {MAX_TERMS} 个词"
-            if zh
-            else f"searched the first {MAX_TERMS} words of the question"
-        )
+        notes.append(t("note.first_terms", lang, n=MAX_TERMS))
     return Question(
         text=cleaned,
         repo=info.name,

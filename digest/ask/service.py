@@ -13,6 +13,7 @@ from digest.ask.retrieve import Found, find
 from digest.ask.template import template_answer
 from digest.builder import load_window
 from digest.errors import RateLimited, SourceUnavailable
+from digest.i18n import t
 from digest.mirror.store import Store, Sync
 from digest.models import Answer, Topic
 
@@ -121,6 +122,4 @@ class Asker:
 
 def _stale_note(error: Exception, synced_at: datetime | None, lang: str) -> str:
     when = synced_at.strftime("%Y-%m-%d %H:%M UTC") if synced_at else "?"
-    if lang == "zh":
-        return f"无法连接 GitHub（{error}），以下回答来自 {when} 同步的镜像"
-    return f"GitHub could not be reached ({error}); answered from the mirror as synced at {when}"
+    return t("note.stale", lang, error=error, when=when)

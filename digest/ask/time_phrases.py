@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from digest.i18n import t
 from digest.models import Window
 from digest.windows import MAX_DAYS, cutoff, parse_day_start, zone
 
@@ -159,7 +160,7 @@ class _Clock:
     """Builds windows against one moment in one time zone."""
 
     def __init__(self, now: datetime, timezone: str, day_start: str, lang: str = "en") -> None:
-        self.zh = lang == "zh"
+        self.lang = lang
         self.now = now.astimezone(UTC)
         self.floor = self.now.replace(second=0, microsecond=0)
         self.timezone = timezone
@@ -179,11 +180,7 @@ class _Clock:
         if hours > MAX_DAYS * 24:
             hours = MAX_DAYS * 24
             label, en, zh = f"{MAX_DAYS}d", f"in the last {MAX_DAYS} days", f"最近 {MAX_DAYS} 天"
-            notes = (
-                f"检索了最近 {MAX_DAYS} 天，这是最长的时间窗"
-                if self.zh
-                else f"searched the last {MAX_DAYS} days, the longest window",
-            )
+            notes = (t("note.longest_rolling", self.lang, n=MAX_DAYS),)
         start = self.floor - timedelta(hours=hours)
         return When(
             Window(start, self.floor, self.timezone, label, ends_now=True), en, zh, phrase, notes
@@ -208,11 +205,7 @@ class _Clock:
             start = end - timedelta(minutes=1)
         if self.wall(end) - self.wall(start) > timedelta(days=MAX_DAYS):  # DST adds no day
             start = end - timedelta(days=MAX_DAYS)
-            notes = (
-                f"检索了该时段的最后 {MAX_DAYS} 天，这是最长的时间窗"
-                if self.zh
-                else f"searched the last {MAX_DAYS} days of that period, the longest window",
-            )
+            notes = (t("note.longest_span", self.lang, n=MAX_DAYS),)
         ends_now = end >= self.floor
         return When(
             Window(start, end, self.timezone, label, ends_now=ends_now), en, zh, phrase, notes
@@ -613,10 +606,6 @@ def resolve_when(
             return when
         fallback = clock.days(DEFAULT_DAYS, "")
         phrase = match[0].strip()
-        note = (
-            f"“{phrase}”不是过去的日期或时段，改为检索最近 {DEFAULT_DAYS} 天"
-            if clock.zh
-            else f"“{phrase}” is not a past date or period; searched the last {DEFAULT_DAYS} days"
-        )
+        note = t("note.not_past", clock.lang, phrase=phrase, n=DEFAULT_DAYS)
         return When(fallback.window, fallback.en, fallback.zh, match[0], (note,))
     return clock.days(DEFAULT_DAYS, "")

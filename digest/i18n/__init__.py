@@ -8,9 +8,13 @@ links into a sentence split the raw ``phrase`` with ``digest.spans.compose`` ins
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 
-from digest.models import Counts, Item, ItemState, Topic
+from digest.i18n.answers import ANSWERS
+from digest.i18n.notes import NOTES
+from digest.models import Counts, Digest, Item, ItemState, Topic
+from digest.windows import title_date
 
 LANGS = ("zh", "en")
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -368,16 +372,19 @@ def _pick(pair: tuple[str, str], lang: str) -> str:
     return pair[0] if norm_lang(lang) == "zh" else pair[1]
 
 
+_CATALOG: Mapping[str, tuple[str, str]] = ChainMap(dict(_PHRASES), dict(ANSWERS), dict(NOTES))
+
+
 def phrase(key: str, lang: str, plural: int | None = None) -> str:
     """The raw template ``key`` in ``lang``; its ``.one`` variant when ``plural == 1``."""
-    if plural == 1 and f"{key}.one" in _PHRASES:
+    if plural == 1 and f"{key}.one" in _CATALOG:
         key = f"{key}.one"
-    return _pick(_PHRASES[key], lang)
+    return _pick(_CATALOG[key], lang)
 
 
 def has_phrase(key: str) -> bool:
     """Whether the catalog holds ``key``."""
-    return key in _PHRASES
+    return key in _CATALOG
 
 
 def fill(template: str, values: Mapping[str, object]) -> str:
@@ -419,6 +426,11 @@ def topic_noun(topic: Topic, lang: str) -> str:
             if title.endswith(suffix) and len(title) > len(suffix):
                 return title[: -len(suffix)].strip()
     return title
+
+
+def digest_title(digest: Digest) -> str:
+    """``vLLM Development Report - 2026-03-10`` / ``vLLM 开发动态报告 - 2026-03-10``."""
+    return report_title(digest.shown_name, title_date(digest.window), digest.lang)
 
 
 def report_title(display_name: str, date: str, lang: str) -> str:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from digest.i18n import t
 from digest.models import (
     Answer,
     Block,
@@ -96,10 +97,10 @@ def _block(block: Block, syntax: PointerSyntax) -> str:
 def render_answer_markdown(answer: Answer, syntax: PointerSyntax) -> str:
     """The answer as Markdown: the question, the window searched, the blocks, the notes;
     ``syntax`` writes a pointer as the command that runs it where the answer is read."""
-    zh = answer.lang == "zh"
+    lang = answer.lang
     lines = [
-        f"### {escape(answer.question) or ('提问' if zh else 'Question')} · {escape(answer.repo)}",
-        f"*{'检索时间窗' if zh else 'Searched'}: {format_window(answer.window)}*",
+        f"### {escape(answer.question) or t('answer.question', lang)} · {escape(answer.repo)}",
+        f"*{t('answer.searched', lang)}: {format_window(answer.window)}*",
         "",
     ]
     for block in answer.blocks:
@@ -108,14 +109,9 @@ def render_answer_markdown(answer: Answer, syntax: PointerSyntax) -> str:
             lines.extend([text, ""])
     if answer.writer.startswith("llm:"):
         model = escape(answer.writer.removeprefix("llm:"))
-        credit = (
-            f"由 {model} 撰写，所有链接均已核对"
-            if zh
-            else f"Written by {model}; every link checked against the data"
-        )
-        lines.extend([f"*{credit}*", ""])
+        lines.extend([f"*{t('answer.credit', lang, model=model)}*", ""])
     for note in answer.notes:
-        lines.append(f"> {'注' if zh else 'Note'}: {escape(note)}")
+        lines.append(f"> {t('answer.note', lang)}: {escape(note)}")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from digest.analysis.types import LIST_KEYS
-from digest.i18n import count_label, counts_line, report_title, t
+from digest.i18n import count_label, counts_line, digest_title, t
 from digest.i18n.site import site_t
 from digest.models import (
     BulletList,
@@ -37,7 +37,7 @@ from digest.models import (
 )
 from digest.render.charts import Chart, render_svg
 from digest.render.markdown import safe_url
-from digest.windows import format_moment, format_window, title_date
+from digest.windows import format_moment, format_window
 
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
 CSP_STATIC = (
@@ -234,7 +234,7 @@ def _groups(section: Section) -> tuple[_Group, ...]:
 
 def render_report(digest: Digest, nav: Nav, figures: Sequence[Figure] = ()) -> str:
     """One day's report page: the whole digest, its contents, charts and provenance."""
-    name = digest.display_name or digest.repo.split("/", 1)[-1]
+    name = digest.shown_name
     tz = digest.window.timezone
     return (
         _env()
@@ -245,7 +245,7 @@ def render_report(digest: Digest, nav: Nav, figures: Sequence[Figure] = ()) -> s
             lang=digest.lang,
             csp=CSP_STATIC,
             name=name,
-            title=report_title(name, title_date(digest.window), digest.lang),
+            title=digest_title(digest),
             window=format_window(digest.window),
             counts=counts_line(digest.counts, digest.lang),
             sections=[(s, _groups(s)) for s in digest.sections],

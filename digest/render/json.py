@@ -144,7 +144,7 @@ def to_json(digest: Digest) -> dict[str, Any]:
         "schema_version": digest.schema_version,
         "repo": digest.repo,
         "repo_url": digest.repo_url,
-        "display_name": digest.display_name or digest.repo.split("/", 1)[-1],
+        "display_name": digest.shown_name,
         "lang": digest.lang,
         "window": {
             **window_json(window),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-from digest.i18n import counts_line, report_title, t
+from digest.i18n import counts_line, digest_title, t
 from digest.models import (
     Block,
     Digest,
@@ -17,7 +17,7 @@ from digest.models import (
     Subheading,
     UserRef,
 )
-from digest.windows import format_moment, format_window, title_date
+from digest.windows import format_moment, format_window
 
 _SPECIAL = re.compile(r"([\\`*\[\]<~])")
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
@@ -151,8 +151,7 @@ def footer(digest: Digest) -> str:
 
 def header(digest: Digest) -> str:
     """Title, window line and counts line."""
-    name = digest.display_name or digest.repo.split("/", 1)[-1]
-    title = report_title(name, title_date(digest.window), digest.lang)
+    title = digest_title(digest)
     colon = t("common.colon", digest.lang)
     window = f"{t('report.window', digest.lang)}{colon}{format_window(digest.window)}"
     counts = counts_line(digest.counts, digest.lang)

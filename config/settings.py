@@ -175,6 +175,8 @@ class SubscriptionConfig(BaseModel):
     lang: Literal["zh", "en"] = "en"
     topics: list[str] | None = None
     writer: Literal["template", "llm", "auto"] = "auto"
+    schedule: Literal["daily", "weekdays", "weekly"] = "daily"
+    day: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] = "mon"  # of a weekly post
 
     check_timezone = field_validator("timezone")(_zone_name)
     check_time = field_validator("time")(_time_of_day)

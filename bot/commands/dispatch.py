@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
 from bot.commands import messages
@@ -29,11 +29,12 @@ from bot.commands.grammar import (
     parse,
 )
 from bot.commands.runner import user_topics
-from bot.commands.subscriptions import Subscriptions
+from bot.commands.subscriptions import Subscriptions, to_subscription
 from config.settings import AppConfig, SubscriptionConfig
 from digest.errors import DigestError
 from digest.models import Answer, Digest
-from digest.windows import zone
+from digest.schedule.subscription import WEEKDAYS, next_run
+from digest.windows import format_moment, zone
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,7 @@ class Core(Protocol):
 
     config: AppConfig
     default_lang: str
+    clock: Callable[[], datetime]
 
     async def digest(self, command: DigestCommand) -> Digest: ...
 
@@ -162,11 +164,13 @@ class SubscriptionCommands:
         *,
         platform: Platform,
         default_lang: str = "en",
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._config = config
         self._platform: Platform = platform
         self._default_lang = default_lang
+        self._clock = clock
 
     async def reply(
         self, command: SubscriptionCommand, *, channel: str, can_manage: CanManage
@@ -176,29 +180,36 @@ class SubscriptionCommands:
             found = await self._store.list(self._platform, channel)
             if not found:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
-            entries = [
-                (s.repo or self._config.default_repo, s.time or "", s.timezone or "", s.lang)
+            lines = [
+                messages.subscription_line(
+                    s.repo or self._config.default_repo,
+                    messages.schedule_words(s.schedule, s.day, s.time or ""),
+                    s.timezone or "",
+                    s.lang,
+                )
                 for s in found
             ]
-            return Reply(messages.subscriptions_list(entries), command)
+            return Reply(messages.subscriptions_list(lines), command)
         if not await can_manage():
             return Reply(messages.managers_only(self._platform), command)
         if isinstance(command, UnsubscribeCommand):
             removed = await self._store.remove(self._platform, channel, command.options.repo)
             if not removed:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
-            lines = (messages.unsubscribed(r or self._config.default_repo) for r in removed)
-            return Reply("\n".join(lines), command, public=True)
+            gone = (messages.unsubscribed(r or self._config.default_repo) for r in removed)
+            return Reply("\n".join(gone), command, public=True)
         subscription = self._subscription(command, channel)
+        made = to_subscription(subscription, self._config, since=None)  # checked before stored
         await self._store.add(subscription)
         log.info(
             f"{self._platform}.subscribed", extra={"channel": channel, "repo": subscription.repo}
         )
         text = messages.subscribed(
-            subscription.repo or "",
-            subscription.time or "",
-            subscription.timezone or "",
-            subscription.lang,
+            made.repo,
+            messages.schedule_words(made.cadence, made.day_name, made.time),
+            made.timezone,
+            made.lang,
+            format_moment(next_run(made, self._clock()), made.timezone),
         )
         return Reply(text, command, public=True)
 
@@ -219,6 +230,8 @@ class SubscriptionCommands:
                 "lang": command.options.lang or self._default_lang,
                 "topics": list(command.topics) if command.topics else None,
                 "writer": command.writer or "auto",
+                "schedule": command.cadence,
+                "day": WEEKDAYS[command.weekday],
             }
         )
 
@@ -233,7 +246,11 @@ class Dispatcher:
         self.platform: Platform = platform
         self._subscriptions = (
             SubscriptionCommands(
-                subscriptions, core.config, platform=platform, default_lang=core.default_lang
+                subscriptions,
+                core.config,
+                platform=platform,
+                default_lang=core.default_lang,
+                clock=core.clock,
             )
             if subscriptions is not None
             else None

@@ -3,7 +3,8 @@
     today | yesterday | week | Nd | DATE | DATE..DATE      a digest of that window
     topic NAME [WINDOW]                                     a digest of one focus topic
     ask QUESTION  (or any text ending in "?")               a short linked answer
-    subscribe [time:HH:MM] [tz:ZONE] [topics:a,b] [writer:template|llm]
+    subscribe [daily | weekdays | weekly [mon..sun]] [time:HH:MM] [tz:ZONE] [topics:a,b]
+              [writer:template|llm]
     unsubscribe | subscriptions | help
 Options anywhere: ``repo:owner/name``, ``lang:zh|en``; ``private`` sends the answer by DM.
 """
@@ -58,6 +59,8 @@ class SubscribeCommand:
     topics: tuple[str, ...] | None = None
     writer: str | None = None
     options: Options = Options()
+    cadence: str = "daily"  # or "weekdays", "weekly"
+    weekday: int = 0  # of a weekly post; 0 is Monday
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +163,7 @@ def parse(text: str) -> Command:
         _no_more(args, "unsubscribe")
         return UnsubscribeCommand(options)
     if head == "subscribe":
-        _no_more(args, "subscribe")
-        return _subscribe(opts, options)
+        return _subscribe(args, opts, options)
     _reject(opts, ("time", "tz", "topics"), "only with subscribe")
     if head == "topic":
         if not args:
@@ -203,8 +205,12 @@ def subscribe_command(
     topics: str | None = None,
     writer: str | None = None,
     options: Options = Options(),
+    schedule: str | None = None,
+    day: str | None = None,
 ) -> SubscribeCommand:
-    """A daily subscription; every part optional, each validated."""
+    """A subscription (daily unless ``schedule`` says ``weekdays`` or ``weekly``; a ``day``
+    makes it weekly); every part optional, each validated."""
+    cadence, weekday_ = _schedule(schedule, day)
     if time is not None:
         try:
             parse_day_start(time)
@@ -213,8 +219,41 @@ def subscribe_command(
     if zone is not None and not _ZONE.match(zone):
         raise UsageError(f"unknown timezone {zone!r} (use an IANA name such as Europe/Berlin)")
     return SubscribeCommand(
-        time, zone, _topics(topics) if topics is not None else None, _writer(writer), options
+        time,
+        zone,
+        _topics(topics) if topics is not None else None,
+        _writer(writer),
+        options,
+        cadence=cadence,
+        weekday=weekday_,
     )
+
+
+CADENCES = ("daily", "weekdays", "weekly")
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def weekday(word: str) -> int:
+    """``mon`` (or ``monday``) to ``sun`` as 0 to 6; anything else is a ``UsageError``."""
+    name = word.lower()
+    for index, (short, full) in enumerate(zip(DAYS, _DAY_NAMES, strict=True)):
+        if name in (short, full):
+            return index
+    raise UsageError(f"unknown day {word!r} (use mon, tue, wed, thu, fri, sat or sun)")
+
+
+def _schedule(schedule: str | None, day: str | None) -> tuple[str, int]:
+    """The cadence and weekday of ``[daily | weekdays | weekly [DAY]]``; a day means weekly."""
+    cadence = schedule.lower() if schedule else ("weekly" if day else "daily")
+    if cadence not in CADENCES:
+        raise UsageError(
+            f"unknown schedule {schedule!r} "
+            "(use daily, weekdays or weekly, e.g. `subscribe weekly mon`)"
+        )
+    if day is not None and cadence != "weekly":
+        raise UsageError(f"a day works only with the weekly schedule, not {cadence}")
+    return cadence, weekday(day) if day is not None else 0
 
 
 _PRIVATE = ("private", "dm")
@@ -281,9 +320,18 @@ def _reject(opts: dict[str, str], keys: tuple[str, ...], why: str) -> None:
             raise UsageError(f"the option {key}: works {why}")
 
 
-def _subscribe(opts: dict[str, str], options: Options) -> SubscribeCommand:
+def _subscribe(args: list[str], opts: dict[str, str], options: Options) -> SubscribeCommand:
+    schedule = args[0] if args else None
+    day = args[1] if len(args) > 1 and schedule and schedule.lower() == "weekly" else None
+    _no_more(args[2 if day else 1 :], f"subscribe {schedule}" if schedule else "subscribe")
     return subscribe_command(
-        opts.get("time"), opts.get("tz"), opts.get("topics"), opts.get("writer"), options
+        opts.get("time"),
+        opts.get("tz"),
+        opts.get("topics"),
+        opts.get("writer"),
+        options,
+        schedule,
+        day,
     )
 
 

@@ -31,8 +31,9 @@ _HELP = """\
 `topic rocm week`: one focus topic only
 {b}Questions{b}
 `ask what's new in ROCm?` (or mention me with a question)
-{b}Daily posts{b} ({managers})
+{b}Scheduled posts{b} ({managers})
 `subscribe time:09:00 tz:Europe/Berlin topics:rocm lang:zh` (every option is optional)
+`subscribe weekdays` (Monday to Friday) · `subscribe weekly mon time:09:00` (the last 7 days)
 `unsubscribe` · `subscriptions`
 {b}Options anywhere{b}: `repo:owner/name` · `lang:zh` or `lang:en` · `private` (sent to you by \
 direct message)
@@ -137,18 +138,47 @@ def error_text(
     return INTERNAL
 
 
-def subscribed(repo: str, time: str, timezone: str, lang: str) -> str:
-    return f"Subscribed: a daily {repo} digest in {lang} at {time} ({timezone}) in this channel."
+_DAY_WORDS = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+
+
+def schedule_words(cadence: str, day: str, time: str) -> str:
+    """``daily at 09:00``, ``weekdays at 09:00`` or ``weekly on Monday at 09:00 (the last 7
+    days)``."""
+    if cadence == "weekly":
+        return f"weekly on {_DAY_WORDS.get(day, day)} at {time} (the last 7 days)"
+    if cadence == "weekdays":
+        return f"weekdays (Monday to Friday) at {time}"
+    return f"daily at {time}"
+
+
+def subscribed(repo: str, schedule: str, timezone: str, lang: str, next_post: str) -> str:
+    """The confirmation of ``subscribe``: what, when, and the next post in the channel's zone."""
+    return (
+        f"Subscribed: a {repo} digest in {lang}, {schedule} ({timezone}), in this channel. "
+        f"Next post: {next_post}."
+    )
 
 
 def unsubscribed(repo: str) -> str:
-    return f"Unsubscribed: no more daily {repo} digests in this channel."
+    return f"Unsubscribed: no more scheduled {repo} digests in this channel."
 
 
-def subscriptions_list(entries: Sequence[tuple[str, str, str, str]]) -> str:
-    """The channel's daily digests, one line each from (repo, time, timezone, lang)."""
-    lines = [f"• {repo}: daily at {time} ({zone}) in {lang}" for repo, time, zone, lang in entries]
-    return "Daily digests in this channel:\n" + "\n".join(lines)
+def subscription_line(repo: str, schedule: str, timezone: str, lang: str) -> str:
+    """One line of ``subscriptions``."""
+    return f"• {repo}: {schedule} ({timezone}) in {lang}"
+
+
+def subscriptions_list(lines: Sequence[str]) -> str:
+    """The channel's scheduled digests, one :func:`subscription_line` each."""
+    return "Scheduled digests in this channel:\n" + "\n".join(lines)
 
 
 SUBSCRIPTIONS_OFF = "Daily posts aren't enabled on this bot (it has no subscription store)."

@@ -77,6 +77,7 @@ class ReportCore:
         self.config = config
         self._get_digest = get_digest
         self._clock = clock
+        self.clock = clock
         self.default_writer = default_writer
         self.default_lang = default_lang
         self._fingerprint = config_fingerprint(config)

@@ -19,7 +19,7 @@ from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Window
-from digest.schedule.subscription import Subscription
+from digest.schedule.subscription import WEEKDAYS, Subscription
 from digest.schedule.subscriptions import SubscriptionStore
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ def to_subscription(
         topics=tuple(entry.topics) if entry.topics is not None else None,
         writer=None if entry.writer == "auto" else entry.writer,
         since=since,
+        cadence=entry.schedule,
+        weekday=WEEKDAYS.index(entry.day),
     )
 
 
@@ -71,6 +73,8 @@ def to_config(subscription: Subscription) -> SubscriptionConfig:
             "lang": subscription.lang,
             "topics": list(subscription.topics) if subscription.topics is not None else None,
             "writer": subscription.writer or "auto",
+            "schedule": subscription.cadence,
+            "day": subscription.day_name,
         }
     )
 

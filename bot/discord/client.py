@@ -29,6 +29,15 @@ from digest.windows import WINDOW_EXAMPLES
 
 LANGUAGES = [Choice(name="English", value="en"), Choice(name="中文", value="zh")]
 WRITERS = [Choice(name="template (no model)", value="template"), Choice(name="llm", value="llm")]
+SCHEDULES = [
+    Choice(name="daily", value="daily"),
+    Choice(name="weekdays (Monday to Friday)", value="weekdays"),
+    Choice(name="weekly (the last 7 days)", value="weekly"),
+]
+DAYS = [
+    Choice(name=name, value=name[:3].lower())
+    for name in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+]
 
 
 def _value(choice: Choice[str] | None) -> str | None:
@@ -105,9 +114,12 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         )
 
     @app_commands.command(
-        name="vllm-subscribe", description="Post a daily digest in this channel (channel managers)"
+        name="vllm-subscribe",
+        description="Post a scheduled digest in this channel (channel managers)",
     )
     @app_commands.describe(
+        schedule="daily (default), weekdays, or weekly",
+        day="The day of a weekly digest (default Monday)",
         time="Local time HH:MM",
         timezone="IANA zone, e.g. Europe/Berlin",
         topics="Focus topics, e.g. rocm",
@@ -115,11 +127,13 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         repository="owner/name",
         writer="Who writes the report",
     )
-    @app_commands.choices(language=LANGUAGES, writer=WRITERS)
+    @app_commands.choices(language=LANGUAGES, writer=WRITERS, schedule=SCHEDULES, day=DAYS)
     @app_commands.autocomplete(topics=complete_topic, repository=complete_repo)
     @app_commands.default_permissions(manage_channels=True)
     async def subscribe(
         interaction: discord.Interaction[Any],
+        schedule: Choice[str] | None = None,
+        day: Choice[str] | None = None,
         time: str | None = None,
         timezone: str | None = None,
         topics: str | None = None,
@@ -130,13 +144,21 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         await front.run(
             interaction,
             lambda: subscribe_command(
-                time, timezone, topics, _value(language), repository, _value(writer)
+                time,
+                timezone,
+                topics,
+                _value(language),
+                repository,
+                _value(writer),
+                _value(schedule),
+                _value(day),
             ),
             front.manage,
         )
 
     @app_commands.command(
-        name="vllm-unsubscribe", description="Stop this channel's daily digest (channel managers)"
+        name="vllm-unsubscribe",
+        description="Stop this channel's scheduled digests (channel managers)",
     )
     @app_commands.describe(repository="Only this repository (default: all)")
     @app_commands.autocomplete(repository=complete_repo)
@@ -146,7 +168,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     ) -> None:
         await front.run(interaction, lambda: unsubscribe_command(repository), front.manage)
 
-    @app_commands.command(name="vllm-subscriptions", description="This channel's daily digests")
+    @app_commands.command(name="vllm-subscriptions", description="This channel's scheduled digests")
     async def subscriptions(interaction: discord.Interaction[Any]) -> None:
         await front.manage(interaction, ListSubscriptionsCommand())
 

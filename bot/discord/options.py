@@ -51,11 +51,19 @@ def subscribe_command(
     language: str | None = None,
     repository: str | None = None,
     writer: str | None = None,
+    schedule: str | None = None,
+    day: str | None = None,
 ) -> SubscribeCommand:
     """The ``SubscribeCommand`` of ``/vllm-subscribe``'s options."""
     opts = command_options(_given(repository), _given(language))
     return grammar.subscribe_command(
-        _given(time), _given(timezone), _given(topics), _given(writer), opts
+        _given(time),
+        _given(timezone),
+        _given(topics),
+        _given(writer),
+        opts,
+        _given(schedule),
+        _given(day),
     )
 
 

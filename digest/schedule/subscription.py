@@ -1,10 +1,12 @@
-"""Daily subscriptions and their schedule: pure functions of a subscription and a moment.
+"""Subscriptions and their schedule: pure functions of a subscription and a moment.
 
-A subscription posts once a day at a local time in an IANA timezone. On a spring-forward day a
-local time that does not exist runs at the first valid moment after it (the end of the gap); on
-a fall-back day an ambiguous local time runs once, at its first occurrence. The window of a run
-is the 24 hours ending at the scheduled moment, and the claim key of a run is derived from the
-subscription and that window, never from the current time.
+A subscription posts at a local time in an IANA timezone: every day (``daily``), Monday to
+Friday in that timezone (``weekdays``), or once a week on one day (``weekly``). On a
+spring-forward day a local time that does not exist runs at the first valid moment after it
+(the end of the gap); on a fall-back day an ambiguous local time runs once, at its first
+occurrence. The window of a run is the 24 hours (7 days for ``weekly``) ending at the scheduled
+moment, and the claim key of a run is derived from the subscription and that window, never from
+the current time.
 """
 
 from __future__ import annotations
@@ -24,17 +26,22 @@ from digest.models import Window
 from digest.windows import parse_day_start, zone
 
 PLATFORMS = ("slack", "discord")
+CADENCES = ("daily", "weekdays", "weekly")
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 RUN_WINDOW = timedelta(days=1)
+WEEK_WINDOW = timedelta(days=7)
 _DISCORD_ID = re.compile(r"[0-9]{1,20}")
 
 
 @dataclass(frozen=True, slots=True)
 class Subscription:
-    """One channel's daily digest of one repository.
+    """One channel's scheduled digest of one repository.
 
-    ``topics`` and ``writer`` left as ``None`` follow the repository's and the deployment's
-    defaults at build time. Runs scheduled at or before ``since`` (when the channel subscribed)
-    are never due, so a new subscription does not catch up a post from before it existed.
+    ``cadence`` is ``daily``, ``weekdays`` or ``weekly``; ``weekday`` (0 is Monday) is the day
+    of a weekly post. ``topics`` and ``writer`` left as ``None`` follow the repository's and the
+    deployment's defaults at build time. Runs scheduled at or before ``since`` (when the channel
+    subscribed) are never due, so a new subscription does not catch up a post from before it
+    existed.
     """
 
     platform: str
@@ -46,10 +53,16 @@ class Subscription:
     topics: tuple[str, ...] | None = None
     writer: str | None = None
     since: datetime | None = None
+    cadence: str = "daily"
+    weekday: int = 0
 
     def __post_init__(self) -> None:
         if self.platform not in PLATFORMS:
             raise ValueError(f"unknown platform {self.platform!r}")
+        if self.cadence not in CADENCES:
+            raise ValueError(f"unknown schedule {self.cadence!r} (use one of {CADENCES})")
+        if not 0 <= self.weekday < len(WEEKDAYS):
+            raise ValueError(f"a weekday is 0 (Monday) to 6 (Sunday), not {self.weekday!r}")
         if not self.channel:
             raise ValueError("a subscription needs a channel")
         if self.platform == "discord" and not _DISCORD_ID.fullmatch(self.channel):
@@ -72,6 +85,19 @@ class Subscription:
     def tz(self) -> ZoneInfo:
         return zone(self.timezone)
 
+    @property
+    def day_name(self) -> str:
+        """The weekly post's day, ``mon`` to ``sun``."""
+        return WEEKDAYS[self.weekday]
+
+    def posts_on(self, day: date) -> bool:
+        """Whether the schedule has a run on the local date ``day``."""
+        if self.cadence == "weekdays":
+            return day.weekday() < 5
+        if self.cadence == "weekly":
+            return day.weekday() == self.weekday
+        return True
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping; ``from_dict`` reverses it."""
         return {
@@ -84,6 +110,8 @@ class Subscription:
             "topics": list(self.topics) if self.topics is not None else None,
             "writer": self.writer,
             "since": self.since.astimezone(UTC).isoformat() if self.since else None,
+            "cadence": self.cadence,
+            "day": self.day_name,
         }
 
     def to_json(self) -> str:
@@ -102,6 +130,8 @@ class Subscription:
             topics=tuple(str(t) for t in topics) if topics is not None else None,
             writer=str(data["writer"]) if data.get("writer") else None,
             since=datetime.fromisoformat(data["since"]) if data.get("since") else None,
+            cadence=str(data.get("cadence") or "daily"),
+            weekday=WEEKDAYS.index(str(data.get("day") or "mon")),
         )
 
     @classmethod
@@ -140,11 +170,15 @@ def run_on(subscription: Subscription, day: date) -> datetime:
 
 
 def _around(subscription: Subscription, moment: datetime) -> Iterator[datetime]:
+    """The runs of the local days from eight days before ``moment`` to eight days after it."""
     if moment.tzinfo is None:
         raise ValueError("the moment must be timezone-aware")
     local_day = moment.astimezone(subscription.tz).date()
-    for offset in (-1, 0, 1):
-        yield run_on(subscription, local_day + timedelta(days=offset))
+    reach = 1 if subscription.cadence == "daily" else 8
+    for offset in range(-reach, reach + 1):
+        day = local_day + timedelta(days=offset)
+        if subscription.posts_on(day):
+            yield run_on(subscription, day)
 
 
 def next_run(subscription: Subscription, after: datetime) -> datetime:
@@ -168,8 +202,11 @@ def runs_between(subscription: Subscription, start: datetime, end: datetime) -> 
 
 
 def run_window(subscription: Subscription, scheduled: datetime) -> Window:
-    """The window a run reports on: the 24 hours ending at its scheduled moment."""
+    """The window a run reports on: the 24 hours (a weekly run: the 7 days) ending at its
+    scheduled moment."""
     end = scheduled.astimezone(UTC)
+    if subscription.cadence == "weekly":
+        return Window(end - WEEK_WINDOW, end, subscription.timezone)
     start = end - RUN_WINDOW
     label = start.astimezone(subscription.tz).date().isoformat()
     return Window(start, end, subscription.timezone, label)

@@ -57,7 +57,7 @@ def _dispatcher(platform: Platform) -> tuple[Dispatcher, MemorySubscriptions]:
 
 
 async def _reply(dispatcher: Dispatcher, text: str, *, manager: bool = True) -> Reply:
-    outcome = await dispatcher.text(text, channel="C1", can_manage=granted(manager))
+    outcome = await dispatcher.text(text, channel="1001", can_manage=granted(manager))
     assert isinstance(outcome, Reply)
     return outcome
 
@@ -71,7 +71,7 @@ async def test_unknown_timezone_is_refused_before_storing(platform: Platform) ->
     assert messages.error_text(raised.value).startswith(
         "That window doesn't work: unknown timezone 'Mars/Olympus'"
     )
-    assert await store.list(platform, "C1") == []
+    assert await store.list(platform, "1001") == []
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
@@ -93,14 +93,14 @@ async def test_unknown_topic_is_the_callers_mistake(text: str) -> None:
     """A topic that is not configured gets the usage wording, not "configuration problem"."""
     dispatcher, store = _dispatcher("slack")
     with pytest.raises(UsageError) as raised:
-        outcome = await dispatcher.text(text, channel="C1", can_manage=granted(True))
+        outcome = await dispatcher.text(text, channel="1001", can_manage=granted(True))
         assert isinstance(outcome, DigestBuild)
         await outcome.run()
     assert messages.error_text(raised.value, platform="slack") == (
         "Sorry, I didn't understand that: unknown topic 'quantum' (configured topics: rocm). "
         "Type `/vllm-report help` for the commands."
     )
-    assert await store.list("slack", "C1") == []
+    assert await store.list("slack", "1001") == []
 
 
 async def test_listing_never_asks_whether_the_caller_manages() -> None:
@@ -112,9 +112,9 @@ async def test_listing_never_asks_whether_the_caller_manages() -> None:
         return False
 
     dispatcher, _ = _dispatcher("slack")
-    listed = await dispatcher.text("subscriptions", channel="C1", can_manage=can_manage)
+    listed = await dispatcher.text("subscriptions", channel="1001", can_manage=can_manage)
     assert isinstance(listed, Reply) and listed.text == messages.NO_SUBSCRIPTIONS and not asked
-    refused = await dispatcher.text("subscribe", channel="C1", can_manage=can_manage)
+    refused = await dispatcher.text("subscribe", channel="1001", can_manage=can_manage)
     assert isinstance(refused, Reply) and refused.text == messages.managers_only("slack") and asked
 
 
@@ -129,7 +129,7 @@ async def test_text_that_cannot_be_parsed_gets_the_usage_wording() -> None:
 async def test_digest_commands_are_built_after_acknowledging() -> None:
     """A digest command is work to run later, acknowledged with the shared wording."""
     dispatcher, _ = _dispatcher("slack")
-    outcome = await dispatcher.text("week private", channel="C1", can_manage=granted(False))
+    outcome = await dispatcher.text("week private", channel="1001", can_manage=granted(False))
     assert isinstance(outcome, DigestBuild)
     assert outcome.private and outcome.working == messages.WORKING_PRIVATE
 
@@ -311,3 +311,24 @@ async def test_the_one_error_ladder(platform: Platform, caplog: pytest.LogCaptur
 
 async def _no_raise() -> str:
     return "fine"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_weekly_and_weekday_subscriptions_are_confirmed_and_listed(
+    platform: Platform,
+) -> None:
+    """Weekly and weekday subscriptions say when they post; `subscriptions` lists them."""
+    dispatcher, _ = _dispatcher(platform)
+    weekly = await _reply(dispatcher, "subscribe weekly mon time:09:00 tz:Europe/Berlin")
+    assert weekly.text == (
+        "Subscribed: a vllm-project/vllm digest in en, weekly on Monday at 09:00 (the last 7 "
+        "days) (Europe/Berlin), in this channel. Next post: 2026-02-02 09:00 (UTC+1)."
+    )
+    await _reply(dispatcher, "subscribe weekdays repo:sgl-project/sglang time:08:00 tz:UTC")
+    listed = await _reply(dispatcher, "subscriptions")
+    head, *lines = listed.text.splitlines()
+    assert head == "Scheduled digests in this channel:"
+    assert sorted(lines) == [
+        "• sgl-project/sglang: weekdays (Monday to Friday) at 08:00 (UTC) in en",
+        "• vllm-project/vllm: weekly on Monday at 09:00 (the last 7 days) (Europe/Berlin) in en",
+    ]

@@ -101,6 +101,24 @@ def test_subscription_commands() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "cadence", "day"),
+    [
+        ("subscribe", "daily", 0),
+        ("subscribe daily", "daily", 0),
+        ("subscribe weekdays time:08:30", "weekdays", 0),
+        ("subscribe weekly", "weekly", 0),
+        ("subscribe weekly fri time:17:00", "weekly", 4),
+        ("subscribe Weekly Sunday", "weekly", 6),
+    ],
+)
+def test_subscribe_schedules(text: str, cadence: str, day: int) -> None:
+    """subscribe takes daily (the default), weekdays, or weekly with an optional day (Monday)."""
+    command = parse(text)
+    assert isinstance(command, SubscribeCommand)
+    assert (command.cadence, command.weekday) == (cadence, day)
+
+
+@pytest.mark.parametrize(
     ("text", "hint"),
     [
         ("bogus", "unknown window"),
@@ -108,6 +126,9 @@ def test_subscription_commands() -> None:
         ("today repo:nope", "owner/name"),
         ("subscribe time:25:00", "HH:MM"),
         ("today time:09:00", "subscribe"),
+        ("subscribe monthly", "daily, weekdays or weekly"),
+        ("subscribe weekly someday", "unknown day"),
+        ("subscribe weekdays mon", "unexpected"),
         ("topic", "which topic"),
         ("today week", "unexpected"),
         ("ask", "ask what"),

@@ -172,7 +172,10 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         clock = Clock()
         store = StateSubscriptions(state)
         commands = SubscriptionCommands(
-            ChannelSubscriptions(store, load_config(), clock), load_config(), platform="slack"
+            ChannelSubscriptions(store, load_config(), clock),
+            load_config(),
+            platform="slack",
+            clock=clock,
         )
 
         async def handle(command: SubscriptionCommand, *, channel: str, user: str) -> str:
@@ -183,7 +186,10 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
 
         command = SubscribeCommand(time="11:21", timezone="Asia/Shanghai")
         reply = await handle(command, channel="D0000001", user="U1")
-        assert reply == messages.subscribed("vllm-project/vllm", "11:21", "Asia/Shanghai", "en")
+        assert reply == (
+            "Subscribed: a vllm-project/vllm digest in en, daily at 11:21 (Asia/Shanghai), in "
+            "this channel. Next post: 2026-02-01 11:21 (UTC+8)."
+        )
         listed = await handle(ListSubscriptionsCommand(), channel="D0000001", user="U2")
         assert "vllm-project/vllm: daily at 11:21 (Asia/Shanghai)" in listed
 

@@ -78,6 +78,14 @@ async def test_login_syncs_commands_without_privileged_intents(
     assert ask["options"][0]["name"] == "question" and ask["options"][0]["max_length"] == 500
     managed = {c["name"]: c.get("default_member_permissions") for c in synced}
     assert int(managed["vllm-subscribe"]) == int(managed["vllm-unsubscribe"]) == MANAGE_CHANNELS
+    subscribe = next(c for c in synced if c["name"] == "vllm-subscribe")
+    sub_options = {o["name"]: o for o in subscribe["options"]}
+    assert {c["value"] for c in sub_options["schedule"]["choices"]} == {
+        "daily",
+        "weekdays",
+        "weekly",
+    }
+    assert [c["value"] for c in sub_options["day"]["choices"]][:2] == ["mon", "tue"]
     assert managed["vllm-report"] is None and managed["vllm-ask"] is None
 
 
@@ -357,8 +365,9 @@ async def test_subscriptions_need_manage_channels(
     )
     await fake.wait_for(lambda calls: len(fake.find("POST", CALLBACK)) == 2)
     done = fake.find("POST", CALLBACK)[1].body["data"]
-    assert done["content"] == messages.subscribed(
-        "vllm-project/vllm", "09:00", "Europe/Berlin", "zh"
+    assert done["content"] == (
+        "Subscribed: a vllm-project/vllm digest in zh, daily at 09:00 (Europe/Berlin), in this "
+        "channel. Next post: 2026-02-01 09:00 (UTC+1)."
     )
     assert not done.get("flags")
     [saved] = await subscriptions.list("discord", str(CHANNEL_ID))

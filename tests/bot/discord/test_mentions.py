@@ -98,8 +98,9 @@ async def test_subscribe_by_mention_needs_manage_channels(
         f"{MENTION} subscribe time:08:30 lang:zh", who=MANAGER, roles=[MANAGER_ROLE_ID]
     )
     await fake.wait_for(lambda calls: len(in_channel(fake, CHANNEL_ID)) == 2)
-    assert in_channel(fake, CHANNEL_ID)[1].body["content"] == messages.subscribed(
-        "vllm-project/vllm", "08:30", "Asia/Shanghai", "zh"
+    assert in_channel(fake, CHANNEL_ID)[1].body["content"] == (
+        "Subscribed: a vllm-project/vllm digest in zh, daily at 08:30 (Asia/Shanghai), in this "
+        "channel. Next post: 2026-02-02 08:30 (UTC+8)."
     )
     [saved] = await subscriptions.list("discord", str(CHANNEL_ID))
     assert (saved.time, saved.timezone, saved.lang, saved.platform) == (

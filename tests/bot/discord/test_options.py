@@ -71,6 +71,16 @@ def test_ask_and_subscribe_options() -> None:
         subscribe_command("25:00")
 
 
+def test_subscribe_schedule_options() -> None:
+    """/vllm-subscribe's schedule and day choices reach the grammar; a day implies weekly."""
+    weekly = subscribe_command("09:00", schedule="weekly", day="fri")
+    assert (weekly.cadence, weekly.weekday, weekly.time) == ("weekly", 4, "09:00")
+    assert subscribe_command(day="sun").cadence == "weekly"
+    assert subscribe_command(schedule="weekdays").cadence == "weekdays"
+    with pytest.raises(UsageError, match="only with the weekly"):
+        subscribe_command(schedule="daily", day="mon")
+
+
 def test_recent_dates_are_complete_local_days() -> None:
     """Before the cut-off, yesterday's report day is not complete yet."""
     before = datetime(2026, 3, 11, 3, 0, tzinfo=UTC)  # 11:00 in Shanghai, cut-off 11:21

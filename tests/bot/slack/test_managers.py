@@ -87,7 +87,10 @@ async def test_only_managers_subscribe(
     assert await _ack(server, "subscribe", "U0000001", "t1") == messages.managers_only("slack")
     assert store.items == []
     reply = await _ack(server, "subscribe lang:zh time:09:30", "UADMIN01", "t2")
-    assert reply == messages.subscribed("vllm-project/vllm", "09:30", "Asia/Shanghai", "zh")
+    assert reply == (
+        "Subscribed: a vllm-project/vllm digest in zh, daily at 09:30 (Asia/Shanghai), in this "
+        "channel. Next post: 2026-02-02 09:30 (UTC+8)."
+    )
     assert [(s.channel, s.time, s.timezone, s.lang) for s in store.items] == [
         ("C0000001", "09:30", "Asia/Shanghai", "zh")
     ]
@@ -117,7 +120,10 @@ async def test_a_change_is_shown_to_the_channel(
     done = await _ack_body(server, "subscribe", "UADMIN01", "t2")
     assert done == {
         "response_type": "in_channel",
-        "text": messages.subscribed("vllm-project/vllm", "11:21", "Asia/Shanghai", "en"),
+        "text": (
+            "Subscribed: a vllm-project/vllm digest in en, daily at 11:21 (Asia/Shanghai), in "
+            "this channel. Next post: 2026-02-02 11:21 (UTC+8)."
+        ),
     }
 
 
@@ -141,7 +147,10 @@ async def test_subscribe_by_mention_is_answered_in_the_thread(
     await fake.wait_until(lambda: len(fake.posts) == 1)
     await slack_bot(server.app).jobs.idle()
     [post] = fake.posts
-    assert post["text"] == messages.subscribed("vllm-project/vllm", "08:30", "Asia/Shanghai", "en")
+    assert post["text"] == (
+        "Subscribed: a vllm-project/vllm digest in en, daily at 08:30 (Asia/Shanghai), in this "
+        "channel. Next post: 2026-02-02 08:30 (UTC+8)."
+    )
     assert post["thread_ts"] == "1769839200.000100" and not fake.called("chat.postEphemeral")
     assert [s.time for s in store.items] == ["08:30"]
 

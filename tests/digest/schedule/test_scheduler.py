@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -387,6 +388,35 @@ SIM_SUBSCRIPTIONS = [
     Subscription("slack", "C-ny-0230", "sgl-project/sglang", "02:30", "America/New_York"),
     Subscription("slack", "C-ny-0900", "vllm-project/vllm", "09:00", "America/New_York"),
     Subscription("slack", "C-sh-1121", "vllm-project/vllm", "11:21", "Asia/Shanghai"),
+    Subscription(
+        "slack", "C-berlin-weekly", "vllm-project/vllm", "09:00", "Europe/Berlin", cadence="weekly"
+    ),
+    Subscription(  # DST changes fall on Sundays: this one is due inside the gap and the fold
+        "slack",
+        "C-berlin-sun",
+        "vllm-project/vllm",
+        "02:30",
+        "Europe/Berlin",
+        cadence="weekly",
+        weekday=6,
+    ),
+    Subscription(
+        "discord",
+        "3000130",
+        "vllm-project/vllm",
+        "01:30",
+        "America/New_York",
+        cadence="weekly",
+        weekday=6,
+    ),
+    Subscription(
+        "slack",
+        "C-ny-weekdays",
+        "vllm-project/vllm",
+        "09:00",
+        "America/New_York",
+        cadence="weekdays",
+    ),
 ]
 # 60 days each, so that every DST change of Berlin and New York in 2026 is crossed
 SEASONS = {
@@ -518,19 +548,24 @@ async def test_sixty_days_three_replicas_random_crashes_exactly_once(season: str
     assert set(sim.parents) <= scheduled
     assert all(sim.crashes[point] >= 3 for point in CRASH_POINTS), sim.crashes
     assert sim.ticks < 10_000
-    for sub in SIM_SUBSCRIPTIONS:  # one post on each local date, the DST change days included
+    for sub in SIM_SUBSCRIPTIONS:  # one post on each scheduled local date, DST days included
         days = Counter(run.astimezone(sub.tz).date() for (sid, run) in sim.parents if sid == sub.id)
         assert max(days.values()) == 1
-        assert all(days[d] == 1 for d in dst_days), (sub.id, sorted(days))
+        assert all(sub.posts_on(d) for d in days), (sub.id, sorted(days))
+        assert all(days[d] == sub.posts_on(d) for d in dst_days), (sub.id, sorted(days))
+        if sub.cadence == "weekly":  # once a week, a week apart, whatever the offset did
+            posted = sorted(days)
+            assert len(posted) >= 8
+            assert {b - a for a, b in itertools.pairwise(posted)} == {timedelta(days=7)}
 
 
 def test_claim_keys_in_the_simulation_differ_per_day() -> None:
-    """Each subscription and day has its own claim key, even across DST changes."""
+    """Each subscription and scheduled day has its own claim key, even across DST changes."""
     for start, _ in SEASONS.values():
         for sub in SIM_SUBSCRIPTIONS:
             runs = runs_between(sub, start, start + timedelta(days=60))
             keys = {claim_key(sub, run_window(sub, r)) for r in runs}
-            assert len(keys) == len(runs) >= 59
+            assert len(keys) == len(runs) >= {"daily": 59, "weekdays": 41, "weekly": 8}[sub.cadence]
 
 
 async def test_replica_serves_only_its_platforms(world: World) -> None:

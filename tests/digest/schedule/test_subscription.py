@@ -143,3 +143,67 @@ def test_invalid_subscriptions_are_rejected(kw: dict[str, object], error: type[E
     """A bad time, zone, platform, Discord channel or naive moment is refused."""
     with pytest.raises(error):
         sub(**kw)
+
+
+def weekly(day: int = 0, time: str = "09:00", tz: str = "Europe/Berlin") -> Subscription:
+    return sub(time, tz, cadence="weekly", weekday=day)
+
+
+def test_weekly_runs_once_a_week_on_its_day_across_dst() -> None:
+    """Monday 09:00 Berlin: one run a week, always a Monday at 09:00 local, winter and summer."""
+    s = weekly()
+    runs = runs_between(s, utc(2026, 1, 1), utc(2026, 12, 31))
+    local = [r.astimezone(s.tz) for r in runs]
+    assert len(runs) == 52
+    assert {t.weekday() for t in local} == {0}
+    assert {(t.hour, t.minute) for t in local} == {(9, 0)}
+    assert next_run(s, utc(2026, 3, 24)) == utc(2026, 3, 30, 7, 0)  # the Monday after the change
+
+
+def test_weekly_on_a_dst_sunday_runs_at_the_end_of_the_gap_and_once_in_the_fold() -> None:
+    """A Sunday 02:30 Berlin post runs at 03:00 on spring-forward day and once on fall-back day."""
+    s = weekly(6, "02:30")
+    assert next_run(s, utc(2026, 3, 23)) == utc(2026, 3, 29, 1, 0)
+    assert next_run(s, utc(2026, 10, 19)) == utc(2026, 10, 25, 0, 30)
+    assert next_run(s, utc(2026, 10, 25, 0, 30)) == utc(2026, 11, 1, 1, 30)
+
+
+def test_weekly_window_is_the_seven_days_ending_at_the_run() -> None:
+    """A weekly run reports on the last 7 days, shown as a date range in the channel's zone."""
+    s = weekly()
+    scheduled = next_run(s, utc(2026, 3, 4))
+    window = run_window(s, scheduled)
+    assert window.end == scheduled == utc(2026, 3, 9, 8, 0)
+    assert window.start == utc(2026, 3, 2, 8, 0)
+    assert claim_key(s, window) != claim_key(sub(), run_window(sub(), scheduled))
+
+
+def test_weekdays_skip_the_weekend_in_the_subscriptions_zone() -> None:
+    """Weekdays at 09:00 Shanghai (01:00 UTC): Monday to Friday local, never Saturday or Sunday."""
+    s = sub("09:00", "Asia/Shanghai", cadence="weekdays")
+    runs = runs_between(s, utc(2026, 3, 1), utc(2026, 3, 15))  # Sun 1 March .. Sun 15 March
+    assert [r.astimezone(s.tz).day for r in runs] == [2, 3, 4, 5, 6, 9, 10, 11, 12, 13]
+    assert next_run(s, utc(2026, 3, 6, 2)) == utc(2026, 3, 9, 1, 0)  # Friday after the run
+    assert last_run(s, utc(2026, 3, 8, 12)) == utc(2026, 3, 6, 1, 0)
+
+
+def test_a_weekday_missed_on_friday_is_caught_up_within_grace() -> None:
+    """Grace catches a weekday run up; the weekend adds no runs."""
+    s = sub("23:00", "UTC", cadence="weekdays")
+    assert due_runs(s, utc(2026, 3, 7, 3), timedelta(hours=6)) == [utc(2026, 3, 6, 23)]
+    assert due_runs(s, utc(2026, 3, 8, 3), timedelta(hours=6)) == []
+
+
+def test_schedules_round_trip_and_old_records_read_as_daily() -> None:
+    """The cadence and day survive JSON; a record stored before schedules existed is daily."""
+    for s in (weekly(4), sub(cadence="weekdays"), sub()):
+        assert Subscription.from_json(s.to_json()) == s
+    old = {k: v for k, v in sub().to_dict().items() if k not in ("cadence", "day")}
+    assert Subscription.from_dict(old).cadence == "daily"
+
+
+@pytest.mark.parametrize("kw", [{"cadence": "monthly"}, {"cadence": "weekly", "weekday": 7}])
+def test_unknown_schedules_are_rejected(kw: dict[str, object]) -> None:
+    """A cadence other than daily, weekdays or weekly, or a weekday out of range, is refused."""
+    with pytest.raises(ValueError):
+        sub(**kw)

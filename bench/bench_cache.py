@@ -65,7 +65,7 @@ async def worker(args: argparse.Namespace) -> None:
     http = httpx.AsyncClient(base_url=args.github, timeout=30)
     store = RedisStore(redis, prefix=args.prefix)
     state = RedisState(redis, prefix=args.prefix)
-    gate = SyncGate(Syncer(GitHubClient(http), store, clock=clock), state, clock)
+    gate = SyncGate(Syncer(GitHubClient(http, clock=clock), store, clock=clock), state, clock)
     builder = DigestBuilder(
         store=store, sync=gate, writers={"template": TemplateWriter()}, clock=clock
     )

@@ -1,21 +1,36 @@
-"""The composition root: builds every client from the settings and wires the core together."""
+"""The composition root: builds every client from the settings and wires the core together.
+
+:func:`build_runtime` builds what every command needs (GitHub, the storage bundle, the writers,
+the digest service, the command runner); :func:`build_services` builds, on a runtime, what
+``serve`` runs (the Slack and Discord front ends, the daily poster and scheduler, the mirror
+refresh loop, the metrics). The one clock of a process is :func:`utcnow`. Storage is chosen
+here and only here: Redis when ``REDIS_URL`` is set, else SQLite files.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 from pydantic import ValidationError
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
+from bot.commands.subscriptions import (
+    ChannelSubscriptions,
+    ScheduledRequests,
+    SeedableStore,
+)
+from bot.process.metrics import ErrorCounter, Metrics
+from bot.process.refresh import MirrorSync, followed_repos
 from config.settings import (
     AppConfig,
     Settings,
@@ -36,11 +51,20 @@ from digest.mirror.gate import SyncGate
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.models import Digest
+from digest.schedule.ledger import PostLedger, StateLedger
+from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscription import Subscription
+from digest.schedule.subscriptions import StateSubscriptions
 from digest.service import DigestService
 from digest.state.base import SharedState
 from digest.writers.base import Writer
 from digest.writers.template import TemplateWriter
+
+if TYPE_CHECKING:
+    from slack_bolt.async_app import AsyncApp
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.discord.client import ReportClient
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +72,19 @@ USER_AGENT = "vllm-report/0.1 (+https://github.com/vllm-report)"
 
 
 def utcnow() -> datetime:
+    """The one clock of a process: now, in UTC."""
     return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class Storage:
+    """Everything kept, on one backend: the mirror, shared state, post ledger, subscriptions."""
+
+    store: Store
+    state: SharedState
+    ledger: PostLedger
+    subscriptions: StateSubscriptions
+    local: Store | None = None  # with Redis: the local mirror that answers while it is down
 
 
 @dataclass(slots=True)
@@ -61,6 +97,8 @@ class Runtime:
     github: GitHubClient
     store: Store
     state: SharedState
+    ledger: PostLedger
+    subscriptions: StateSubscriptions
     sync: Sync  # the shared mirror's gate; with Redis, it fails over to the local mirror
     builder: DigestBuilder
     service: DigestService
@@ -189,7 +227,8 @@ async def build_runtime(
             sleep=sleep,
             clock=clock,
         )
-        store, state, local_store = await _storage(settings, stack, clock)
+        storage = await _storage(settings, stack, clock)
+        store, state, local_store = storage.store, storage.state, storage.local
         fresh = timedelta(seconds=settings.sync_fresh_seconds)
 
         def gate_for(mirror: Store, shared: SharedState) -> SyncGate:
@@ -246,28 +285,31 @@ async def build_runtime(
         )
         log.info("runtime.ready", extra={"store": type(store).__name__, "writers": sorted(writers)})
         yield Runtime(
-            settings,
-            config,
-            clock,
-            github,
-            store,
-            state,
-            mirror_sync,
-            builder,
-            service,
-            core,
-            writers,
+            settings=settings,
+            config=config,
+            clock=clock,
+            github=github,
+            store=store,
+            state=state,
+            ledger=storage.ledger,
+            subscriptions=storage.subscriptions,
+            sync=mirror_sync,
+            builder=builder,
+            service=service,
+            core=core,
+            writers=writers,
         )
 
 
 async def _storage(
     settings: Settings, stack: AsyncExitStack, clock: Callable[[], datetime]
-) -> tuple[Store, SharedState, Store | None]:
-    """The mirror and shared state: Redis when ``REDIS_URL`` is set, else SQLite files."""
+) -> Storage:
+    """The storage bundle: Redis when ``REDIS_URL`` is set (for replicas), else SQLite files."""
     db = _db_path(settings.db)
     if settings.redis.url:
         from redis.asyncio import Redis
 
+        from digest.backends.redis.ledger import RedisLedger
         from digest.backends.redis.mirror import RedisStore
         from digest.backends.redis.state import RedisState
 
@@ -282,9 +324,301 @@ async def _storage(
         stack.push_async_callback(client.aclose)
         local = SQLiteStore(db)
         stack.push_async_callback(local.close)
-        return RedisStore(client), RedisState(client), local
+        shared = RedisState(client)
+        return Storage(
+            store=RedisStore(client),
+            state=shared,
+            ledger=RedisLedger(client, prefix=shared.prefix),
+            subscriptions=StateSubscriptions(shared),
+            local=local,
+        )
     store = SQLiteStore(db)
     stack.push_async_callback(store.close)
     state = SQLiteState(_state_path(db), clock=clock)
     stack.push_async_callback(state.close)
-    return store, state, None
+    return Storage(
+        store=store,
+        state=state,
+        ledger=StateLedger(state),
+        subscriptions=StateSubscriptions(state),
+    )
+
+
+# -- what serve runs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Which front ends run, and what is missing for the others."""
+
+    slack: str | None  # "socket" | "http" | None
+    discord: bool
+    problems: tuple[str, ...] = ()
+
+    @property
+    def front_ends(self) -> tuple[str, ...]:
+        return (
+            *((f"slack-{self.slack}",) if self.slack else ()),
+            *(("discord",) if self.discord else ()),
+        )
+
+
+def plan(settings: Settings) -> Plan:
+    """The front ends that ``settings`` has tokens for."""
+    slack, problems = None, []
+    s = settings.slack
+    if s.bot_token is not None:
+        if s.mode == "socket" and s.app_token is not None:
+            slack = "socket"
+        elif s.signing_secret is not None and (s.mode == "http" or s.app_token is None):
+            slack = "http"
+        elif s.mode == "http":
+            problems.append("Slack HTTP mode needs SLACK_SIGNING_SECRET")
+        else:
+            problems.append(
+                "Slack Socket Mode needs SLACK_APP_TOKEN (or set "
+                "SLACK_SIGNING_SECRET and SLACK_MODE=http)"
+            )
+    elif s.app_token is not None or s.signing_secret is not None:
+        problems.append("Slack needs SLACK_BOT_TOKEN")
+    return Plan(slack, settings.discord.token is not None, tuple(problems))
+
+
+class ServeRuntime(Protocol):
+    """What the services of ``serve`` are built on (a :class:`Runtime`, or a test's)."""
+
+    @property
+    def core(self) -> ReportCore: ...
+
+    @property
+    def state(self) -> SharedState: ...
+
+    @property
+    def ledger(self) -> PostLedger: ...
+
+    @property
+    def subscriptions(self) -> SeedableStore: ...
+
+    @property
+    def builder(self) -> DigestBuilder: ...
+
+    @property
+    def sync(self) -> Sync | None: ...
+
+
+@dataclass(slots=True)
+class SlackFrontEnd:
+    """The Slack app with its Web API client, and how it is served."""
+
+    app: AsyncApp
+    web_client: AsyncWebClient
+    app_token: str | None  # Socket Mode with it, HTTP mode (on ``port``) without
+    port: int
+
+
+@dataclass(slots=True)
+class Services:
+    """Everything ``serve`` runs, built on a runtime; ``serve`` only starts and stops them."""
+
+    plan: Plan
+    config: AppConfig
+    clock: Callable[[], datetime]
+    subscriptions: SeedableStore
+    scheduler: Scheduler
+    metrics: Metrics
+    http_port: int
+    slack: SlackFrontEnd | None = None
+    discord: ReportClient | None = None
+    discord_token: str | None = None
+    refresh: MirrorSync | None = None
+
+
+def build_services(
+    settings: Settings,
+    config: AppConfig,
+    runtime: ServeRuntime,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    errors: ErrorCounter | None = None,
+    metrics: Metrics | None = None,
+    slack_pace_s: float = 1.0,
+) -> Services:
+    """The front ends ``settings`` has tokens for, the daily scheduler posting through them,
+    the background mirror refresh and the metrics that read them all."""
+    chosen = plan(settings)
+    channels = ChannelSubscriptions(runtime.subscriptions, config, clock)
+    posts: dict[str, ChannelPost] = {}
+    slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts)
+    discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts)
+    core = runtime.core
+    scheduler = Scheduler(
+        subscriptions=runtime.subscriptions,
+        ledger=runtime.ledger,
+        request=ScheduledRequests(
+            config, default_writer=core.default_writer, writers=runtime.builder.writer_names
+        ),
+        build=core.build,
+        post=DailyPoster(posts),
+        clock=clock,
+        grace=timedelta(hours=settings.schedule_grace_hours),
+        platforms=tuple(posts),
+    )
+    refresh = _refresh(settings, config, runtime, clock)
+    made = metrics or Metrics()
+    _register_metrics(made, runtime.builder, scheduler, refresh, errors, chosen)
+    return Services(
+        plan=chosen,
+        config=config,
+        clock=clock,
+        subscriptions=runtime.subscriptions,
+        scheduler=scheduler,
+        metrics=made,
+        http_port=settings.http_port,
+        slack=slack,
+        discord=discord,
+        discord_token=discord_token,
+        refresh=refresh,
+    )
+
+
+def _slack(
+    settings: Settings,
+    chosen: Plan,
+    runtime: ServeRuntime,
+    channels: ChannelSubscriptions,
+    clock: Callable[[], datetime],
+    pace_s: float,
+    posts: dict[str, ChannelPost],
+) -> SlackFrontEnd | None:
+    if not chosen.slack:
+        return None
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.slack import build_slack_app, slack_bot
+    from bot.slack.post import SlackDaily
+
+    token = settings.slack.bot_token
+    assert token is not None
+    web_client = AsyncWebClient(token=token.get_secret_value(), base_url=settings.slack.api_url)
+    secret = settings.slack.signing_secret
+    app = build_slack_app(
+        runtime.core,
+        web_client,
+        signing_secret=secret.get_secret_value() if secret is not None else None,
+        state=runtime.state,
+        clock=clock,
+        subscriptions=channels,
+        pace_s=pace_s,
+    )
+    posts["slack"] = SlackDaily(slack_bot(app).poster)  # one pace per channel
+    app_token = settings.slack.app_token if chosen.slack == "socket" else None
+    return SlackFrontEnd(
+        app,
+        web_client,
+        app_token.get_secret_value() if app_token is not None else None,
+        settings.slack.port,
+    )
+
+
+def _discord(
+    settings: Settings,
+    chosen: Plan,
+    runtime: ServeRuntime,
+    channels: ChannelSubscriptions,
+    clock: Callable[[], datetime],
+    posts: dict[str, ChannelPost],
+) -> tuple[ReportClient | None, str | None]:
+    token = settings.discord.token
+    if not chosen.discord or token is None:
+        return None, None
+    from bot.discord import build_discord_client
+    from bot.discord.post import DiscordDaily
+
+    client = build_discord_client(
+        runtime.core, settings.discord, subscriptions=channels, clock=clock
+    )
+    posts["discord"] = DiscordDaily(client)
+    return client, token.get_secret_value()
+
+
+def _refresh(
+    settings: Settings, config: AppConfig, runtime: ServeRuntime, clock: Callable[[], datetime]
+) -> MirrorSync | None:
+    syncer = runtime.sync
+    if syncer is None:
+        return None
+    subscriptions = runtime.subscriptions
+
+    async def repos() -> Iterable[str]:
+        subs = await subscriptions.all_subscriptions()
+        return followed_repos(config.default_repo, config.repos, (s.repo for s in subs))
+
+    return MirrorSync(
+        syncer, repos, clock=clock, interval=timedelta(minutes=settings.sync_interval_minutes)
+    )
+
+
+_SCHEDULER_COUNTERS = (
+    ("daily_digests_built", "digests_built", "Digest builds requested by the daily scheduler."),
+    ("posts_made", "posts_made", "Daily posts made."),
+    (
+        "posts_incomplete",
+        "posts_incomplete",
+        "Daily posts whose thread broke off after the parent message was out.",
+    ),
+    ("post_errors", "post_errors", "Daily posts that failed and were released for a retry."),
+    ("build_errors", "build_errors", "Daily digest builds that failed."),
+    ("claims_lost", "claims_lost", "Daily posts given up because another replica took over."),
+)
+
+
+def _reader(counters: Mapping[str, int], key: str) -> Callable[[], float]:
+    """A metric callback reading ``counters[key]`` when scraped."""
+    return lambda: float(counters[key])
+
+
+def _register_metrics(
+    m: Metrics,
+    builder: DigestBuilder,
+    sched: Scheduler,
+    sync: MirrorSync | None,
+    errors: ErrorCounter | None,
+    chosen: Plan,
+) -> None:
+    m.counter(
+        "digests_built",
+        "Digests built (cache misses), on demand and daily.",
+        lambda: float(builder.builds),
+    )
+    for name, key, text in _SCHEDULER_COUNTERS:
+        m.counter(name, text, _reader(sched.counters, key))
+    m.gauge(
+        "subscriptions",
+        "Subscriptions seen by the scheduler's last pass.",
+        lambda: sched.subscription_count,
+    )
+    m.gauge(
+        "scheduler_last_tick_timestamp_seconds",
+        "When the scheduler last ran a pass.",
+        lambda: sched.last_tick.timestamp() if sched.last_tick else 0.0,
+    )
+    m.counter(
+        "sync_requests",
+        "Background mirror syncs started.",
+        lambda: sync.counters["sync_requests"] if sync else 0.0,
+    )
+    m.counter(
+        "sync_errors",
+        "Background mirror syncs that failed.",
+        lambda: sync.counters["sync_errors"] if sync else 0.0,
+    )
+    m.counter(
+        "errors",
+        "Error records logged by the process.",
+        lambda: errors.count if errors else 0.0,
+    )
+    m.gauge(
+        "front_ends",
+        "Chat front ends configured in this process.",
+        lambda: float(len(chosen.front_ends)),
+    )

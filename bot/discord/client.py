@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -218,7 +218,7 @@ def build_discord_client(
     settings: DiscordSettings,
     *,
     subscriptions: Subscriptions,
-    clock: Callable[[], datetime] | None = None,
+    clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
 ) -> ReportClient:
@@ -227,7 +227,5 @@ def build_discord_client(
     ``options`` go to ``discord.Client`` (e.g. ``guild_ready_timeout``).
     """
     point_discord_at(settings.api_url, settings.gateway_url)
-    front = DiscordFrontEnd(
-        core=core, subscriptions=subscriptions, clock=clock or (lambda: datetime.now(UTC))
-    )
+    front = DiscordFrontEnd(core=core, subscriptions=subscriptions, clock=clock)
     return ReportClient(front, sync_commands=sync_commands, **options)

@@ -43,10 +43,6 @@ ItemKindName = Literal["issue", "pr"]
 SearchField = Literal["created", "closed", "merged"]
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def github_time(moment: datetime) -> str:
     """A moment as GitHub writes it: ``2026-03-10T03:21:00Z`` (UTC, whole seconds)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -89,8 +85,8 @@ class GitHubClient:
         *,
         token: str | None = None,
         policy: RetryPolicy | None = None,
+        clock: Clock,
         sleep: Sleep = asyncio.sleep,
-        clock: Clock = _utcnow,
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._http = http

@@ -25,6 +25,7 @@ from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.commands.runner import ReportCore
+from bot.compose import build_services, plan
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check
@@ -38,7 +39,6 @@ from bot.process.serve import (
     EXIT_OK,
     NO_FRONT_END,
     BotProcess,
-    plan,
     serve,
 )
 from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
@@ -48,6 +48,7 @@ from digest.builder import DigestBuilder
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
 from digest.mirror.sync import Syncer
+from digest.schedule.ledger import StateLedger
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
 from digest.writers.template import TemplateWriter
@@ -73,15 +74,11 @@ def local_process(
     slack_pace_s: float = 0.0,
 ) -> BotProcess:
     """A bot process on ``runtime`` listening on 127.0.0.1 only."""
+    services = build_services(
+        made, config or load_config(), runtime, clock=clock, slack_pace_s=slack_pace_s
+    )
     return BotProcess(
-        made,
-        config or load_config(),
-        runtime,
-        clock=clock,
-        stop=stop or asyncio.Event(),
-        drain_s=drain_s,
-        http_host="127.0.0.1",
-        slack_pace_s=slack_pace_s,
+        services, stop=stop or asyncio.Event(), drain_s=drain_s, http_host="127.0.0.1"
     )
 
 
@@ -138,6 +135,8 @@ class Runtime:
 
     core: ReportCore
     state: SQLiteState
+    ledger: StateLedger
+    subscriptions: StateSubscriptions
     builder: DigestBuilder
     sync: None = None  # no background mirror sync
 
@@ -160,7 +159,7 @@ async def runtime() -> AsyncIterator[Runtime]:
     core = ReportCore(
         config=load_config(), get_digest=builder.build, clock=lambda: NOW, store=store
     )
-    yield Runtime(core, state, builder)
+    yield Runtime(core, state, StateLedger(state), StateSubscriptions(state), builder)
     await state.close()
     await store.close()
 

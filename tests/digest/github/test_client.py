@@ -203,17 +203,21 @@ async def test_one_issue_by_number(fake: FakeGitHub, client: GitHubClient) -> No
     assert info.value.what == f"{REPO}#99"
 
 
-async def test_connection_refused_is_source_unavailable(sleep: RecordingSleep) -> None:
+async def test_connection_refused_is_source_unavailable(
+    sleep: RecordingSleep, clock: MutableClock
+) -> None:
     """Refused connections are retried with growing backoff, then reported as unavailable."""
     async with httpx.AsyncClient(base_url=refused_url(), timeout=2.0) as http:
-        client = GitHubClient(http, sleep=sleep, jitter=lambda: 0.5)
+        client = GitHubClient(http, sleep=sleep, clock=clock, jitter=lambda: 0.5)
         with pytest.raises(SourceUnavailable, match="ConnectError"):
             await collect(client.issues(REPO, T0))
     assert client.requests_made == RetryPolicy().attempts
     assert sleep.delays == [0.75, 1.5, 3.0, 6.0]
 
 
-async def test_undecodable_body_is_source_unavailable_at_once(sleep: RecordingSleep) -> None:
+async def test_undecodable_body_is_source_unavailable_at_once(
+    sleep: RecordingSleep, clock: MutableClock
+) -> None:
     """A body httpx cannot decode is reported as unavailable, not retried and not leaked raw."""
 
     async def garbled(request: web.Request) -> web.Response:
@@ -229,7 +233,7 @@ async def test_undecodable_body_is_source_unavailable_at_once(sleep: RecordingSl
     try:
         port = runner.addresses[0][1]
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=2.0) as http:
-            client = GitHubClient(http, sleep=sleep, jitter=lambda: 0.5)
+            client = GitHubClient(http, sleep=sleep, clock=clock, jitter=lambda: 0.5)
             with pytest.raises(SourceUnavailable, match="DecodingError"):
                 await client.repository(REPO)
     finally:
@@ -288,26 +292,28 @@ async def test_persistent_server_errors_give_up(
 
 
 async def test_total_wait_is_capped(
-    fake: FakeGitHub, http: httpx.AsyncClient, sleep: RecordingSleep
+    fake: FakeGitHub, http: httpx.AsyncClient, sleep: RecordingSleep, clock: MutableClock
 ) -> None:
     """Retries stop once the next backoff would pass the total time cap."""
     fake.add_repo(REPO, issues=rows(5))
     fake.fail_every = 1
     policy = RetryPolicy(attempts=10, base_delay=4.0, max_delay=64.0, max_total=20.0)
-    client = GitHubClient(http, sleep=sleep, policy=policy, jitter=lambda: 1.0)
+    client = GitHubClient(http, sleep=sleep, clock=clock, policy=policy, jitter=lambda: 1.0)
     with pytest.raises(SourceUnavailable):
         await collect(client.issues(REPO, T0))
     assert sleep.delays == [4.0, 8.0]
     assert client.requests_made == 3
 
 
-async def test_timeouts_are_retried(fake: FakeGitHub, sleep: RecordingSleep) -> None:
+async def test_timeouts_are_retried(
+    fake: FakeGitHub, sleep: RecordingSleep, clock: MutableClock
+) -> None:
     """A request that times out is retried and the stream completes."""
     fake.add_repo(REPO, issues=rows(5))
     fake.stall_at = {1}
     fake.stall_seconds = 0.5
     async with httpx.AsyncClient(base_url=fake.url, timeout=0.1) as http:
-        client = GitHubClient(http, sleep=sleep, jitter=lambda: 0.5)
+        client = GitHubClient(http, sleep=sleep, clock=clock, jitter=lambda: 0.5)
         pages = await collect(client.issues(REPO, T0))
     assert len(pages[0].rows) == 5
     assert client.requests_made == 2

@@ -53,6 +53,7 @@ class Item:
     comments_total: int = 0
     draft: bool = False
     author_association: str = ""
+    fixes: tuple[int, ...] = ()  # a PR's "Fixes #N" references to issues of its repository
 
     @property
     def is_pr(self) -> bool:

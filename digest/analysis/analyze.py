@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from digest.analysis.activity import activity
 from digest.analysis.counts import count_lists, lists
-from digest.analysis.hot import hot_discussions, human_comments
+from digest.analysis.hot import hot_discussions
 from digest.analysis.key_changes import key_changes
+from digest.analysis.substance import discussion, template_lines
 from digest.analysis.topics import match_topics
 from digest.analysis.trends import trends
 from digest.analysis.types import Analysis, WindowData
@@ -38,7 +38,8 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
     found = lists(items, window)
     by_number = {item.number: item for item in items}
     in_window = [c for c in data.comments if window.contains(c.created_at)]
-    talk = Counter(c.item_number for c in human_comments(in_window, window))
+    talk = discussion(in_window, window)
+    template = template_lines(items)
     hot = hot_discussions(by_number, in_window, window)
     return Analysis(
         data=data,
@@ -47,7 +48,7 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
         topics=match_topics(items, topics),
         hot=hot,
         trends=trends(items),
-        key_changes=key_changes(found.merged_prs, talk),
-        watch=worth_watching(items, {h.item.number for h in hot}, talk),
+        key_changes=key_changes(found.merged_prs, talk, template=template),
+        watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
         activity=activity(found, in_window),
     )

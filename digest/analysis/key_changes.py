@@ -1,10 +1,17 @@
-"""Key changes: merged pull requests ranked by how much they change for users."""
+"""Key changes: merged pull requests ranked by substance and by how much they change."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from digest.analysis.text import first_sentence, title_tags, words, words_in
+from digest.analysis.substance import (
+    Discussion,
+    is_dependency_bump,
+    is_reland,
+    is_revert,
+    substance,
+)
+from digest.analysis.text import title_tags, words, words_in
 from digest.models import Item
 
 KEY_CHANGES_LIMIT = 8
@@ -18,13 +25,14 @@ _TAG_SCORES: Mapping[str, float] = {
     **dict.fromkeys(
         ("v1", "frontend", "api", "sampler", "distributed", "multimodal", "torch.compile"), 1.5
     ),
-    **dict.fromkeys(("bugfix", "fix", "bug", "hotfix"), 1.5),
+    **dict.fromkeys(("bugfix", "fix", "bug", "hotfix", "refactor", "revert"), 1.5),
     **dict.fromkeys(("rocm", "amd", "cuda", "tpu", "xpu", "cpu", "hardware"), 0.5),
 }
+_HARDWARE_TAGS = frozenset(words("rocm|amd|cuda|tpu|xpu|cpu|hardware|nvidia|intel|gaudi|hpu"))
 _LOW_TAGS = frozenset(
     words(
         "ci|ci/build|build|doc|docs|documentation|test|tests|testing|misc|chore|typo|deps"
-        "|dependencies|lint|style|release|revert"
+        "|dependencies|lint|style|release"
     )
 )
 _LABEL_SCORES: Mapping[str, float] = {
@@ -41,39 +49,49 @@ _CORE_WORDS = words(
     "|throughput|latency|memory"
 )
 _LOW_WORDS = words(
-    "typo|typos|bump|pin|readme|docs|docstring|lint|linter|format|pre-commit|revert|comment"
+    "typo|typos|bump|pin|readme|docs|docstring|lint|linter|format|pre-commit|comment"
     "|comments|rename|CODEOWNERS|flaky|test|tests"
 )
 
 
-def change_score(item: Item, discussion: int = 0) -> float:
-    """How important a merged PR is: tags, labels, title words, discussion, substance."""
+def change_score(
+    item: Item, talk: Discussion | None = None, template: frozenset[str] = frozenset()
+) -> float:
+    """How much a merged PR matters: its substance (description, fixed issues, discussion,
+    participants, labels) first, then its tags (bracketed or conventional-commit), reverts and
+    re-lands, the breadth of its scope and its title's words. Bots, dependency bumps, CI and
+    docs stay out."""
+    if item.author_is_bot:
+        return -5.0
+    if is_dependency_bump(item):
+        return -4.0
     tags = title_tags(item.title)
     if any(tag in _LOW_TAGS for tag in tags):
         return -3.0
-    score = max((_TAG_SCORES.get(tag, 0.0) for tag in tags), default=0.0)
+    score = substance(item, talk or Discussion(), template)
+    score += max((_TAG_SCORES.get(tag, 0.0) for tag in tags), default=0.0)
     score += sum(_LABEL_SCORES.get(label.lower(), 0.0) for label in item.labels)
-    score += min(2.0, 0.5 * len(words_in(item.title, _CORE_WORDS)))
+    if is_revert(item) or is_reland(item):
+        score += 1.0
+    scopes = {tag for tag in tags if tag not in _HARDWARE_TAGS}
+    score += min(1.0, 0.5 * max(0, len(scopes) - 1))
+    score += min(1.0, 0.25 * len(words_in(item.title, _CORE_WORDS)))
     score -= 1.5 * len(words_in(item.title, _LOW_WORDS))
-    score += min(1.5, 0.25 * discussion)
-    if first_sentence(item.body_excerpt):
-        score += 0.5
-    if item.author_is_bot:
-        score -= 5.0
     return score
 
 
 def key_changes(
     merged: Sequence[Item],
-    discussion: Mapping[int, int] | None = None,
+    talk: Discussion | None = None,
     limit: int = KEY_CHANGES_LIMIT,
+    template: frozenset[str] = frozenset(),
 ) -> tuple[Item, ...]:
     """The most important merged PRs (positive score only), best first.
 
-    ``discussion`` maps an item number to its human comments in the window.
+    ``talk`` is the window's human discussion; ``template`` the lines of the repository's PR
+    template (see :func:`digest.analysis.substance.template_lines`).
     """
-    talk = discussion or {}
-    scored = [(change_score(item, talk.get(item.number, 0)), item) for item in merged]
+    scored = [(change_score(item, talk, template), item) for item in merged]
     ranked = sorted(
         (entry for entry in scored if entry[0] > 0), key=lambda e: (-e[0], -e[1].number)
     )

@@ -10,6 +10,12 @@ from digest.github.names import LOGIN
 
 _TAG = re.compile(r"\[([^\[\]]{1,40})\]")
 _TAG_SPLIT = re.compile(r"[/,&+|]|\s+")
+_CONVENTIONAL = re.compile(
+    r"^\s*(?P<type>feat|fix|perf|refactor|docs|doc|ci|build|test|tests|chore|style|revert)"
+    r"(?:\((?P<scope>[^()]{1,40})\))?!?:\s",
+    re.I,
+)
+_CONVENTIONAL_TYPES = {"feat": "feature", "fix": "bugfix", "docs": "doc", "tests": "test"}
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _LOG_LINE = re.compile(
     r"""^\s*(?:
@@ -148,8 +154,19 @@ def without(text: str, phrases: Iterable[str]) -> str:
 
 
 def title_tags(title: str) -> tuple[str, ...]:
-    """The lower-cased bracketed tags of a title: ``[ROCm][CI/Build] x`` → rocm, ci, build."""
+    """The lower-cased bracketed tags of a title: ``[ROCm][CI/Build] x`` → rocm, ci, build.
+
+    A conventional-commit prefix counts the same: ``feat(grpc)!: x`` → feature, grpc;
+    ``fix(rocm): x`` → bugfix, rocm.
+    """
     out: dict[str, None] = {}
+    prefix = _CONVENTIONAL.match(title)
+    if prefix:
+        kind = prefix["type"].lower()
+        out.setdefault(_CONVENTIONAL_TYPES.get(kind, kind), None)
+        for token in _TAG_SPLIT.split((prefix["scope"] or "").strip().lower()):
+            if token:
+                out.setdefault(token, None)
     for match in _TAG.finditer(title):
         inner = match[1].strip().lower()
         out.setdefault(inner, None)

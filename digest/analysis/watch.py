@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 
+from digest.analysis.substance import Discussion, substance
 from digest.analysis.text import title_tags, words, words_in
 from digest.analysis.types import WatchItem
 from digest.models import Item, ItemState
@@ -14,8 +15,9 @@ WATCH_LIMIT = 6
 BUSY_COMMENTS = 8
 PER_REASON = 3
 
-# Reason codes, most urgent first.
+# Reason codes, most urgent first, and what each weighs against an item's substance.
 REASONS = ("blocker", "regression", "crash", "heated", "accuracy", "busy_bug", "rfc", "release_bug")
+_URGENCY = dict(zip(REASONS, (8.0, 4.0, 3.5, 3.0, 3.0, 2.5, 2.0, 2.0), strict=True))
 _BLOCKER_LABELS = frozenset(
     words(
         "release-blocker|release blocker|blocker|critical|urgent|p0|priority: high"
@@ -64,19 +66,26 @@ def watch_reason(item: Item, hot: Collection[int]) -> str | None:
     return None
 
 
+def watch_score(watch: WatchItem, talk: Discussion, template: frozenset[str]) -> float:
+    """How much an open item deserves attention: its reason's urgency plus its substance (a
+    detailed report, discussed by several people, outranks a template left unfilled)."""
+    return _URGENCY[watch.reason] + substance(watch.item, talk, template)
+
+
 def worth_watching(
     items: Sequence[Item],
     hot: Collection[int] = (),
-    discussion: Mapping[int, int] | None = None,
+    talk: Discussion | None = None,
     limit: int = WATCH_LIMIT,
+    template: frozenset[str] = frozenset(),
 ) -> tuple[WatchItem, ...]:
-    """Open items with a reason, most urgent first, then most discussed in the window.
+    """Open items with a reason, the most urgent and substantive first.
 
     No reason takes more than ``PER_REASON`` places while items with other reasons wait.
     """
-    talk = discussion or {}
+    said = talk or Discussion()
     found = [WatchItem(item, reason) for item in items if (reason := watch_reason(item, hot))]
-    found.sort(key=lambda w: (REASONS.index(w.reason), -talk.get(w.item.number, 0), -w.item.number))
+    found.sort(key=lambda w: (-watch_score(w, said, template), -w.item.number))
     taken: Counter[str] = Counter()
     first: list[int] = []  # indexes into ``found``: within their reason's share
     rest: list[int] = []

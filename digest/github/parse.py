@@ -6,6 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from digest.github.refs import fix_references
 from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
 EXCERPT_CHARS = 800
@@ -81,6 +82,9 @@ def item_from_api(row: dict[str, Any], repo: str, web_url: str = "https://github
         comments_total=int(row.get("comments") or 0),
         draft=bool(row.get("draft")),
         author_association=str(row.get("author_association") or ""),
+        fixes=fix_references(f"{row.get('title') or ''}\n{row.get('body') or ''}", repo, number)
+        if is_pr
+        else (),
     )
 
 

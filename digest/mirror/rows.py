@@ -49,6 +49,7 @@ def item_to_dict(item: Item) -> dict[str, Any]:
         "comments_total": item.comments_total,
         "draft": item.draft,
         "author_association": item.author_association,
+        "fixes": list(item.fixes),
     }
 
 
@@ -73,6 +74,7 @@ def item_from_dict(repo: str, number: int, data: dict[str, Any]) -> Item:
         comments_total=data["comments_total"],
         draft=data["draft"],
         author_association=data["author_association"],
+        fixes=tuple(data.get("fixes") or ()),
     )
 
 

@@ -25,7 +25,7 @@ from digest.mirror.rows import (
 from digest.mirror.store import SyncState
 from digest.models import Comment, CommentKind, Item
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _T = TypeVar("_T")
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
@@ -33,7 +33,7 @@ _CHUNK = 500  # bound parameters per ``IN (...)`` query
 _ITEM_COLUMNS = (
     "repo, number, kind, title, author, author_is_bot, labels, state, state_reason, "
     "created_at, updated_at, closed_at, merged_at, url, body_excerpt, comments_total, "
-    "draft, author_association"
+    "draft, author_association, fixes"
 )
 _COMMENT_COLUMNS = (
     "repo, id, item_number, author, author_is_bot, body_excerpt, created_at, updated_at, url"
@@ -81,6 +81,7 @@ CREATE TABLE IF NOT EXISTS items (
     comments_total INTEGER NOT NULL,
     draft INTEGER NOT NULL,
     author_association TEXT NOT NULL,
+    fixes TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (repo, number)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_created ON items (repo, created_at);
@@ -121,6 +122,10 @@ ALTER TABLE sync_state ADD COLUMN review_comments_cursor INTEGER;
 ALTER TABLE sync_state ADD COLUMN review_comments_checked INTEGER;
 PRAGMA user_version = 2;
 """,
+    2: """
+ALTER TABLE items ADD COLUMN fixes TEXT NOT NULL DEFAULT '[]';
+PRAGMA user_version = 3;
+""",
 }
 
 
@@ -144,6 +149,7 @@ def _item_row(item: Item) -> tuple[Any, ...]:
         item.comments_total,
         int(item.draft),
         item.author_association,
+        json.dumps(list(item.fixes)),
     )
 
 
@@ -151,6 +157,7 @@ def _item(row: sqlite3.Row) -> Item:
     data = dict(row)
     data.update(
         labels=json.loads(row["labels"]),
+        fixes=json.loads(row["fixes"]),
         author_is_bot=bool(row["author_is_bot"]),
         draft=bool(row["draft"]),
     )
@@ -234,7 +241,7 @@ class SQLiteStore(ItemWindows):
     async def upsert_items(self, items: Sequence[Item]) -> None:
         rows = [_item_row(item) for item in items]
         if rows:
-            sql = f"INSERT OR REPLACE INTO items ({_ITEM_COLUMNS}) VALUES ({_placeholders(18)})"
+            sql = f"INSERT OR REPLACE INTO items ({_ITEM_COLUMNS}) VALUES ({_placeholders(19)})"
             await self._run(lambda conn: write(conn, sql, rows))
 
     async def upsert_comments(self, comments: Sequence[Comment]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from digest.analysis.key_changes import key_changes
+from digest.analysis.substance import Discussion
 from tests.support.analysis_sample import make_item, sample_analysis
 
 BODY = "This replaces the slow path with a fused kernel for the common shapes."
@@ -30,7 +31,7 @@ def test_discussion_breaks_ties() -> None:
         make_item(1, "[Core] Scheduler tweak", pr=True),
         make_item(2, "[Core] Scheduler tweak", pr=True),
     ]
-    assert [i.number for i in key_changes(merged, {1: 6})] == [1, 2]
+    assert [i.number for i in key_changes(merged, Discussion({1: 6}, {1: 3}))] == [1, 2]
 
 
 def test_at_most_eight() -> None:

@@ -31,6 +31,7 @@ async def test_item_round_trips_every_field(store: Store) -> None:
         updated_at=at(2.5),
         labels=(),
         draft=True,
+        fixes=(3, 12),
     )
     await store.upsert_items([merged])
     [got] = await store.items_by_number(REPO, [7])

@@ -36,6 +36,7 @@ from tests.support.analysis_sample import (
     sample_analysis,
     window_data,
 )
+from tests.support.ranking_day import ranking_analysis, ranking_day
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 ORDER = ["summary", "topic:rocm", "hot", "trends", "key_changes", "activity", "watch", "appendix"]
@@ -351,3 +352,15 @@ def test_takeaway_of_closed_items_ends_with_its_sentence() -> None:
     last = TemplateWriter().section("topic:rocm", analysis, "en").blocks[-1]
     assert isinstance(last, Paragraph)
     assert _text(Section("x", "x", (last,))).endswith("; 1 closed.")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_substantive_changes_and_regressions_lead_on_a_ranking_day(lang: str) -> None:
+    """On a day of template-only tweaks, the substantive merges and regressions come first."""
+    day = ranking_day()
+    analysis = ranking_analysis(day)
+    writer = TemplateWriter()
+    changes = writer.section("key_changes", analysis, lang).cites
+    watch = writer.section("watch", analysis, lang).cites
+    assert set(changes[: len(day.substantive_merged)]) == day.substantive_merged
+    assert set(watch[: len(day.substantive_open)]) == day.substantive_open

@@ -90,11 +90,20 @@ async def test_closed_store_refuses_calls() -> None:
 
 
 async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
-    """A mirror written before review comments keeps its rows and gains the review stream."""
+    """A mirror written before review comments and fix links keeps its rows and gains both."""
     path = tmp_path / "m.db"
     conn = sqlite3.connect(path)
     conn.executescript(
         """
+        CREATE TABLE items (repo TEXT NOT NULL, number INTEGER NOT NULL, kind TEXT NOT NULL,
+            title TEXT NOT NULL, author TEXT NOT NULL, author_is_bot INTEGER NOT NULL,
+            labels TEXT NOT NULL, state TEXT NOT NULL, state_reason TEXT,
+            created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, closed_at INTEGER,
+            merged_at INTEGER, url TEXT NOT NULL, body_excerpt TEXT NOT NULL,
+            comments_total INTEGER NOT NULL, draft INTEGER NOT NULL,
+            author_association TEXT NOT NULL, PRIMARY KEY (repo, number)) WITHOUT ROWID;
+        INSERT INTO items VALUES ('vllm-project/vllm', 1, 'pr', 't', 'a', 0, '[]', 'open',
+            NULL, 1, 1, NULL, NULL, 'u', '', 0, 0, '');
         CREATE TABLE comments (repo TEXT NOT NULL, id INTEGER NOT NULL,
             item_number INTEGER NOT NULL, author TEXT NOT NULL, author_is_bot INTEGER NOT NULL,
             body_excerpt TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -110,11 +119,12 @@ async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
     conn.close()
     store = SQLiteStore(str(path))
     state = await store.get_sync_state(REPO)
+    [old] = await store.items_by_number(REPO, [1])
     await store.upsert_comments([review_comment(3)])
     got = await store.comments_created(REPO, T0, at(1))
     await store.close()
     assert state.comments_cursor is not None and state.review_comments_cursor is None
-    assert [c.id for c in got] == [3]
+    assert [c.id for c in got] == [3] and old.fixes == ()
     check = sqlite3.connect(path)
     assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     check.close()

@@ -79,7 +79,7 @@ async def github(day: Dataset) -> AsyncIterator[FakeGitHub]:
 async def test_today_as_json_has_exact_counts_within_the_request_budget(
     github: FakeGitHub, day: Dataset, tmp_path: Path
 ) -> None:
-    """`vllm-report today --format json` counts exactly and stays inside DESIGN's budget."""
+    """`vllm-report today --format json` counts exactly and stays within the request budget."""
     run = await _cli("today", "--format", "json", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
     assert run.code == 0, run.err
     digest = json.loads(run.out)

@@ -85,7 +85,7 @@ async def test_502s_and_a_secondary_limit_change_nothing(day: Dataset, tmp_path:
 async def test_one_day_from_an_empty_store_stays_within_budget(
     day: Dataset, tmp_path: Path
 ) -> None:
-    """A one-day digest from an empty store makes at most DESIGN's budget of requests."""
+    """A one-day digest from an empty store makes at most the design's budget of requests."""
     async with served(day, tmp_path / "mirror.sqlite3") as (gh, runtime, _, _):
         digest = await today(runtime)
     assert digest.counts == day.expected_counts(*day.day(0))

@@ -16,7 +16,7 @@ from digest.i18n import (
 from digest.models import Counts
 from tests.support.analysis_sample import rocm
 
-# Exactly as DESIGN section 2 writes them.
+# Exactly as docs/design.md (The report) writes them.
 ZH_HEADINGS = {
     "summary": "📊 每日开发状态摘要",
     "topic:rocm": "🎯 AMD/ROCm 生态相关动态",
@@ -41,7 +41,7 @@ EN_HEADINGS = {
 
 @pytest.mark.parametrize(("lang", "expected"), [("zh", ZH_HEADINGS), ("en", EN_HEADINGS)])
 def test_headings(lang: str, expected: dict[str, str]) -> None:
-    """Section headings are exactly DESIGN's, the topic's from its configured title."""
+    """Section headings are exactly the design's, the topic's from its configured title."""
     assert {sid: heading(sid, lang, rocm()) for sid in expected} == expected
 
 
@@ -59,7 +59,7 @@ def test_title_and_counts_line() -> None:
 
 
 def test_list_titles() -> None:
-    """The five appendix lists carry DESIGN's names."""
+    """The five appendix lists carry the names docs/design.md gives them."""
     keys = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
     assert [list_title(k, "zh") for k in keys] == [
         "新增 Issue",

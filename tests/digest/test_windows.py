@@ -1,4 +1,4 @@
-"""Window rules (DESIGN section 2)."""
+"""Window rules (docs/design.md, Windows)."""
 
 from __future__ import annotations
 

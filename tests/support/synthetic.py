@@ -17,7 +17,7 @@ API::
     data.start, data.now the span of generated activity: [now - days, now]
     data.day(k)          (start, end) of the k-th 24 h window back from now; day(0) ends at now
     data.expected_counts(start, end) -> digest.models.Counts
-                         DESIGN's five counts over [start, end), from the generator's bookkeeping
+                         the five counts over [start, end), from the generator's bookkeeping
     data.rocm_numbers    frozenset[int]: items of the default ``rocm`` topic
     data.rocm_by_reason  {"label", "tag", "keyword", "author"} -> the numbers planted that way:
                          "label" and "author" items carry no rocm word at all; "keyword" items

@@ -1,4 +1,4 @@
-"""Exact counts and lists of a window (DESIGN section 2, counting rules)."""
+"""Exact counts and lists of a window (docs/design.md, Counting rules)."""
 
 from __future__ import annotations
 

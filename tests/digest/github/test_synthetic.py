@@ -34,7 +34,7 @@ def posted_in(data: Dataset, start: datetime, end: datetime) -> list[dict[str, A
 
 
 def row_counts(rows: list[dict[str, Any]], start: datetime, end: datetime) -> Counts:
-    """The five counts straight from the rows, by DESIGN's rules."""
+    """The five counts straight from the rows, by the counting rules of docs/design.md."""
 
     def inside(value: str | None) -> bool:
         return value is not None and start <= when(value) < end

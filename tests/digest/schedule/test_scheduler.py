@@ -1,4 +1,4 @@
-"""The exactly-once daily poster (DESIGN section 9), on a real Redis and on SQLite state."""
+"""The exactly-once daily poster (docs/design.md), on a real Redis and on SQLite state."""
 
 from __future__ import annotations
 

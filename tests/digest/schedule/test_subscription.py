@@ -1,4 +1,4 @@
-"""The daily schedule of a subscription (DESIGN section 9): pure, right across DST changes."""
+"""The daily schedule of a subscription (docs/design.md): pure, right across DST changes."""
 
 from __future__ import annotations
 

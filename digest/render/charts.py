@@ -179,14 +179,24 @@ def _figure(chart: Chart) -> Figure:
     return fig
 
 
-def _rc(chart: Chart) -> dict[str, object]:
-    family = [cjk_font(), "DejaVu Sans"] if chart.lang == "zh" else ["DejaVu Sans"]
-    return {
-        "font.family": [f for f in family if f],
-        "svg.hashsalt": f"vllm-report-{chart.kind}",  # stable, distinct ids on a shared page
-        "svg.fonttype": "none",  # text stays text: small and selectable
-        "axes.unicode_minus": False,
-    }
+@cache
+def _setup() -> None:
+    """matplotlib's settings for every chart, set once (copying them per chart costs more
+    than drawing): text stays text in SVG, a fixed hash salt gives stable ids, and the CJK
+    font, when there is one, draws the glyphs DejaVu Sans lacks."""
+    import matplotlib
+
+    family = ["DejaVu Sans"]
+    if (cjk := cjk_font()) is not None:
+        family.append(cjk)
+    matplotlib.rcParams.update(
+        {
+            "font.family": family,
+            "svg.hashsalt": "vllm-report",
+            "svg.fonttype": "none",
+            "axes.unicode_minus": False,
+        }
+    )
 
 
 def render_svg(chart: Chart, prefix: str = "") -> str:
@@ -195,11 +205,9 @@ def render_svg(chart: Chart, prefix: str = "") -> str:
     ``prefix`` goes before every element id (and every reference to one), so several charts
     can share a page.
     """
-    from matplotlib import rc_context
-
-    with rc_context(_rc(chart)):  # type: ignore[arg-type]
-        out = io.StringIO()
-        _figure(chart).savefig(out, format="svg", metadata={"Date": None})
+    _setup()
+    out = io.StringIO()
+    _figure(chart).savefig(out, format="svg", metadata={"Date": None})
     svg = _SVG_PROLOG.sub("", out.getvalue(), count=1)
     if prefix:
         svg = _SVG_ID.sub(lambda m: f"{m[1]}{prefix}{m[2]}", svg)
@@ -208,9 +216,7 @@ def render_svg(chart: Chart, prefix: str = "") -> str:
 
 def render_png(chart: Chart) -> bytes:
     """The chart as a PNG image (for chat)."""
-    from matplotlib import rc_context
-
-    with rc_context(_rc(chart)):  # type: ignore[arg-type]
-        out = io.BytesIO()
-        _figure(chart).savefig(out, format="png", dpi=120, metadata={"Software": None})
+    _setup()
+    out = io.BytesIO()
+    _figure(chart).savefig(out, format="png", dpi=120, metadata={"Software": None})
     return out.getvalue()

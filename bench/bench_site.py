@@ -1,0 +1,111 @@
+"""Benchmark of the report website: a 30-day, two-language site from a warm mirror, then the
+incremental rebuild after one new day.
+
+Synthetic vLLM-sized activity (``tests/support/synthetic.py``, ~150 items and ~500 comments a
+day) is served by the fake GitHub; the real runtime (SQLite mirror, sync gate, template writer,
+digest cache) and the real site builder do the rest. The mirror is warmed first (one sync of
+the whole span), so the figures are the site's: digests, pages, charts and the Pagefind index.
+Wall times depend on what else the machine runs; CPU seconds (this process and Pagefind) less so.
+The clock is injected: the full build and an unchanged rebuild run the day before
+``DEFAULT_NOW`` (30 report days ended), the third build at ``DEFAULT_NOW``, once one more day has
+ended.
+
+    python bench/bench_site.py [--days 30] [--seed 1] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import resource
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pydantic import SecretStr
+
+from bot.compose import build_runtime
+from bot.site import SiteBuilder, SiteOptions, site_builder
+from bot.site.build import report_days
+from config.settings import GitHubSettings, RedisSettings, Settings, load_config
+from digest.models import Window
+from tests.fakes.github import FakeGitHub, MutableClock
+from tests.support.synthetic import DEFAULT_NOW, generate
+
+REPO = "vllm-project/vllm"
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (Pagefind runs as a child)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> None:
+    cpu = _cpu()
+    report = await builder.build(options)
+    used = _cpu() - cpu
+    render = report.seconds - report.digest_seconds - report.search_seconds
+    print(
+        f"{label:<18} {report.seconds:6.2f} s wall ({used:5.2f} s CPU): "
+        f"{report.digest_seconds:5.2f} s digests, {render:5.2f} s rendering, "
+        f"{report.search_seconds:4.2f} s search index; {report.pages} pages "
+        f"({report.rendered} rendered, {report.reused} unchanged, {report.pending} pending)"
+    )
+
+
+async def run(days: int, seed: int, out: Path) -> None:
+    data = generate(days=days + 2, now=DEFAULT_NOW, seed=seed, repo=REPO)
+    clock = MutableClock(DEFAULT_NOW - timedelta(days=1) + timedelta(minutes=5))
+    async with FakeGitHub(clock=clock) as github:
+        github.add_repo(REPO, issues=data.issues, comments=data.comments)
+        settings = Settings(
+            github=GitHubSettings(
+                api_url=github.url, token=SecretStr("bench-token"), backfill_days=days + 5
+            ),
+            db=str(out.parent / "mirror.sqlite3"),
+            redis=RedisSettings(url=None),
+        )
+        config = load_config()
+        conf = config.repo(REPO)
+        async with build_runtime(settings, config, clock=clock) as runtime:
+            dates, _ = report_days(clock(), conf.timezone, conf.day_start, days, None)
+            warm = time.perf_counter()
+            first = Window(
+                DEFAULT_NOW - timedelta(days=days + 1), DEFAULT_NOW - timedelta(days=1), "UTC"
+            )
+            await runtime.sync.ensure(REPO, first)
+            warmed = time.perf_counter() - warm
+            print(
+                f"warm mirror: {len(data.issues)} items, {len(data.comments)} comments, "
+                f"{len(github.requests)} requests, {warmed:.2f} s "
+                f"(report days {dates[0]} .. {dates[-1]})"
+            )
+            builder = site_builder(runtime)
+            options = SiteOptions(out=out, repos=(REPO,), days=days, langs=("zh", "en"))
+            await _measure(f"full {days}-day build", builder, options)
+            await _measure("unchanged rebuild", builder, options)
+            clock.advance(timedelta(days=1))
+            await _measure("one new day", builder, options)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="keep the site here (default: a temp dir)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        out = args.out or Path(tmp) / "site"
+        asyncio.run(run(args.days, args.seed, out))
+
+
+if __name__ == "__main__":
+    main()

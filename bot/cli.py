@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
-import sqlite3
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
-from importlib import metadata
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from bot.commands import messages
-from bot.commands.grammar import UsageError
 from bot.process.logs import configure
-from config.settings import AppConfig, Settings
 from digest.errors import (
     BadWindow,
     ConfigError,
@@ -34,8 +28,9 @@ EXIT_RATE_LIMITED = 4
 EXIT_UNAVAILABLE = 5
 EXIT_CONFIG = 6
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest is imported by the commands that need it: --help stays fast
     from bot.compose import Runtime
+    from config.settings import AppConfig, Settings
 
 log = logging.getLogger("vllm_report")
 
@@ -52,10 +47,23 @@ exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not fo
 
 def _version() -> str:
     """The installed distribution's version."""
+    from importlib import metadata
+
     try:
         return metadata.version("vllm-report")
     except metadata.PackageNotFoundError:  # running from a checkout that is not installed
         return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: looks the version up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        sys.stdout.write(f"vllm-report {_version()}\n")
+        parser.exit()
 
 
 def _digest_parser() -> argparse.ArgumentParser:
@@ -66,7 +74,7 @@ def _digest_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("window", nargs="?", default="today", help="the window (default: today)")
-    parser.add_argument("--version", action="version", version=f"vllm-report {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     _common(parser)
     parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
     parser.add_argument(
@@ -113,6 +121,8 @@ def _serve_parser() -> argparse.ArgumentParser:
 
 def exit_code(error: BaseException) -> int:
     """The exit code of an error; each kind of failure has its own."""
+    from bot.commands.grammar import UsageError
+
     if isinstance(error, UsageError | BadWindow):
         return EXIT_USAGE
     if isinstance(error, NotFound):
@@ -139,6 +149,8 @@ def _settings(args: argparse.Namespace, err: TextIO) -> tuple[Settings, AppConfi
 @asynccontextmanager
 async def _runtime(settings: Settings, config: AppConfig) -> AsyncIterator[Runtime]:
     """The runtime, its SQLite files opened up front: one that cannot be is a config error."""
+    import sqlite3
+
     from bot.compose import build_runtime
 
     async with build_runtime(settings, config) as runtime:
@@ -238,16 +250,16 @@ def main(
 
             site_args = site_parser().parse_args(args_list[1:])
             _logging(site_args.verbose, err)
-            asyncio.run(_run_site(site_args, *_settings(site_args, err), out, err))
+            _run(_run_site(site_args, *_settings(site_args, err), out, err))
             return EXIT_OK
         if command == "ask":
             aargs = _ask_parser().parse_args(args_list[1:])
             _logging(aargs.verbose, err)
-            asyncio.run(_run_ask(aargs, *_settings(aargs, err), out, err))
+            _run(_run_ask(aargs, *_settings(aargs, err), out, err))
             return EXIT_OK
         dargs = _digest_parser().parse_args(args_list)
         _logging(dargs.verbose, err)
-        asyncio.run(_run_digest(dargs, *_settings(dargs, err), out, err))
+        _run(_run_digest(dargs, *_settings(dargs, err), out, err))
         return EXIT_OK
     except SystemExit as exc:  # argparse: --help or a usage error
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
@@ -258,16 +270,30 @@ def main(
     except KeyboardInterrupt:
         err.write("vllm-report: interrupted\n")
         return 130
-    except UsageError as exc:
+    except Exception as exc:  # noqa: BLE001 - one line each; _failed logs the unexpected
+        return _failed(exc, err)
+
+
+def _failed(exc: Exception, err: TextIO) -> int:
+    """One line on ``err`` for a failure, and its exit code."""
+    from bot.commands import messages
+    from bot.commands.grammar import UsageError
+
+    if isinstance(exc, UsageError):
         err.write(f"vllm-report: {exc} (see vllm-report --help)\n")
         return EXIT_USAGE
-    except DigestError as exc:
+    if isinstance(exc, DigestError):
         err.write(f"vllm-report: {messages.error_text(exc)}\n")
         return exit_code(exc)
-    except Exception as exc:
-        log.debug("cli.failed", exc_info=True)
-        err.write(f"vllm-report: internal error ({type(exc).__name__}); run with -v for details\n")
-        return EXIT_INTERNAL
+    log.debug("cli.failed", exc_info=True)
+    err.write(f"vllm-report: internal error ({type(exc).__name__}); run with -v for details\n")
+    return EXIT_INTERNAL
+
+
+def _run(work: Coroutine[Any, Any, None]) -> None:
+    import asyncio
+
+    asyncio.run(work)
 
 
 def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:

@@ -39,7 +39,6 @@ from config.settings import (
     warn_unknown_variables,
 )
 from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
-from digest.ask import AnswerWriter
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestBuilder
@@ -65,6 +64,7 @@ if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
 
     from bot.discord.client import ReportClient
+    from digest.ask import AnswerWriter
 
 log = logging.getLogger(__name__)
 

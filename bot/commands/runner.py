@@ -6,16 +6,19 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bot.commands.grammar import AskCommand, DigestCommand, UsageError
 from config.settings import AppConfig
-from digest.ask import AnswerWriter, Asker, RepoInfo
 from digest.builder import DigestRequest
 from digest.errors import ConfigError
 from digest.github.names import valid_repo
 from digest.mirror.store import Store, Sync
 from digest.models import Answer, Digest, Topic, Window
 from digest.windows import parse_window
+
+if TYPE_CHECKING:
+    from digest.ask import AnswerWriter, Asker
 
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 
@@ -81,22 +84,32 @@ class ReportCore:
         self.default_writer = default_writer
         self.default_lang = default_lang
         self._fingerprint = config_fingerprint(config)
+        self._store = store
+        self._sync = sync
+        self._answerer = answerer
+        self._web_url = web_url
         self._asker: Asker | None = None
-        if store is not None:
+
+    def _question_asker(self) -> Asker | None:
+        """The answerer of questions, built (and the question package imported) on first use."""
+        if self._asker is None and self._store is not None:
+            from digest.ask import Asker, RepoInfo
+
             self._asker = Asker(
-                store=store,
-                clock=clock,
+                store=self._store,
+                clock=self._clock,
                 topics=tuple(self.config.topic(name) for name in self.config.topics),
                 repos=tuple(
                     RepoInfo(name, self.config.display_name(name), conf.timezone, conf.day_start)
                     for name, conf in self.config.repos.items()
                 ),
                 default_repo=self.config.default_repo,
-                sync=sync,
-                writer=answerer,
-                web_url=web_url,
-                default_lang=default_lang,
+                sync=self._sync,
+                writer=self._answerer,
+                web_url=self._web_url,
+                default_lang=self.default_lang,
             )
+        return self._asker
 
     def request(
         self,
@@ -148,9 +161,10 @@ class ReportCore:
 
     async def ask(self, command: AskCommand) -> Answer:
         """The linked answer to a question; any question text gets an answer, never an error."""
-        if self._asker is None:
+        asker = self._question_asker()
+        if asker is None:
             raise ConfigError("questions need the mirror, and no store is configured")
         opts = command.options
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
-        return await self._asker.ask(command.question, repo=opts.repo, lang=opts.lang)
+        return await asker.ask(command.question, repo=opts.repo, lang=opts.lang)

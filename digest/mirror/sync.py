@@ -322,6 +322,9 @@ class Syncer:
         self, repo: str, state: SyncState, start: datetime, end: datetime, tally: _Tally
     ) -> SyncState:
         """Items of ``[start, end)`` through the Search API, comments when within budget."""
+        # markers hold whole seconds (GitHub's precision): widen the window to whole seconds so
+        # that a later check of the same window compares like with like
+        start, end = _whole_second(start), _whole_second(end, up=True)
         span = f"{github_time(start)}..{github_time(end)}"
         items_key, comments_key = f"search {span}", f"old-comments {span}"
         if not self._trusted(state, "search", start, end):
@@ -336,16 +339,18 @@ class Syncer:
                     f"GitHub search gave incomplete results for {span}; counts may be low"
                 )
         if not self._trusted(state, "old-comments", start, end):
-            before = self._client.requests_made
-            complete = await self._old_comments(repo, "comments", start, end, tally)
-            tally.requests["comments"] += self._client.requests_made - before
-            before = self._client.requests_made
-            reviews = await self._old_comments(repo, "review_comments", start, end, tally)
-            tally.requests["review_comments"] += self._client.requests_made - before
-            before = self._client.requests_made
-            await self._discussed_items(repo, start, end, tally)
-            tally.requests["items"] += self._client.requests_made - before
-            complete = complete and reviews
+            complete = True
+            fetched = False
+            for stream in ("comments", "review_comments"):
+                before = self._client.requests_made
+                state, done = await self._old_comments(repo, state, stream, start, end, tally)
+                tally.requests[stream] += self._client.requests_made - before
+                fetched = fetched or self._client.requests_made > before
+                complete = complete and done
+            if fetched:
+                before = self._client.requests_made
+                await self._discussed_items(repo, start, end, tally)
+                tally.requests["items"] += self._client.requests_made - before
             if complete:
                 state = _mark(state, comments_key, self._clock())
         await self._store.set_sync_state(repo, state)
@@ -419,44 +424,103 @@ class Syncer:
             )
 
     async def _old_comments(
-        self, repo: str, stream: CommentStream, start: datetime, end: datetime, tally: _Tally
-    ) -> bool:
+        self,
+        repo: str,
+        state: SyncState,
+        stream: CommentStream,
+        start: datetime,
+        end: datetime,
+        tally: _Tally,
+    ) -> tuple[SyncState, bool]:
         """Comments of ``stream`` updated from ``start`` until it passes ``end``, within budget.
 
         The stream runs oldest update first, so reading a little past ``end`` (``EDIT_SLACK``)
-        keeps every comment posted in the window except those edited much later.
+        keeps every comment posted in the window except those edited much later. Each read
+        leaves a ``partial-{stream}`` marker (when, and how far it got): a complete stream is
+        not read again; one the budget stopped is not read again for ``SEARCH_FRESH``, then
+        goes on from where it stopped.
+        Returns the state and whether the stream is complete for the window.
         """
+        gap = f"{github_time(start)}..{github_time(end)}"
+        what = "review comments" if stream == "review_comments" else "comments"
+        partial = _partial_of(state, stream, start, end)
+        since = start
+        if partial is not None:
+            attempted, since = partial
+            if since >= end + EDIT_SLACK:  # this stream is complete, the other one was not
+                return state, True
+            if self._clock() - attempted < SEARCH_FRESH:
+                tally.notes.append(_missing_note(what, gap, since, start))
+                return state, False
         budget = self._old_comment_pages
         remaining = self._client.remaining("core")
         if remaining is not None:
             budget = min(budget, remaining - RESERVE)
-        gap = f"{github_time(start)}..{github_time(end)}"
-        what = "review comments" if stream == "review_comments" else "comments"
         if budget <= 0:
-            tally.notes.append(
-                f"{what} of {gap} were not fetched (over the request budget); "
-                "hot discussions may be incomplete"
-            )
-            return False
+            tally.notes.append(_missing_note(what, gap, since, start))
+            return state, False
         pages = 0
         reached: datetime | None = None
         client = self._client
         fetch = client.review_comments if stream == "review_comments" else client.comments
-        async with aclosing(fetch(repo, start)) as stream_pages:
+        async with aclosing(fetch(repo, since)) as stream_pages:
             async for page in stream_pages:
                 pages += 1
                 reached = await self._upsert(repo, stream, page, tally) or reached
                 if not page.has_next or (reached is not None and reached >= end + EDIT_SLACK):
-                    return True
-                needed = _pages_needed(start, end + EDIT_SLACK, reached, pages)
+                    done = end + EDIT_SLACK
+                    return _mark_partial(state, stream, start, end, self._clock(), done), True
+                needed = _pages_needed(since, end + EDIT_SLACK, reached, pages)
                 if needed > budget or pages >= budget:
                     break
-        shown = github_time(reached) if reached else github_time(start)
-        tally.notes.append(
-            f"{what} of {gap} posted after {shown} were not fetched (over the request "
-            "budget); hot discussions may be incomplete"
+        reached = max(reached or since, since)
+        tally.notes.append(_missing_note(what, gap, reached, start))
+        return _mark_partial(state, stream, start, end, self._clock(), reached), False
+
+
+def _whole_second(moment: datetime, *, up: bool = False) -> datetime:
+    """``moment`` at GitHub's precision: down (or ``up``) to a whole second."""
+    whole = moment.replace(microsecond=0)
+    return whole + _SECOND if up and whole != moment else whole
+
+
+def _missing_note(what: str, gap: str, reached: datetime, start: datetime) -> str:
+    if reached <= start:
+        return (
+            f"{what} of {gap} were not fetched (over the request budget); "
+            "hot discussions may be incomplete"
         )
-        return False
+    return (
+        f"{what} of {gap} posted after {github_time(reached)} were not fetched (over the "
+        "request budget); hot discussions may be incomplete"
+    )
+
+
+def _partial_key(stream: CommentStream, start: datetime, end: datetime) -> str:
+    return f"partial-{stream} {github_time(start)}..{github_time(end)}"
+
+
+def _partial_of(
+    state: SyncState, stream: CommentStream, start: datetime, end: datetime
+) -> tuple[datetime, datetime] | None:
+    """When an earlier read of ``stream`` for this window stopped, and how far it had got."""
+    value = state.etags.get(_partial_key(stream, start, end))
+    attempted, _, reached = (value or "").partition(" ")
+    when, upto = parse_time(attempted or None), parse_time(reached or None)
+    return None if when is None or upto is None else (when, upto)
+
+
+def _mark_partial(
+    state: SyncState,
+    stream: CommentStream,
+    start: datetime,
+    end: datetime,
+    moment: datetime,
+    reached: datetime,
+) -> SyncState:
+    etags = dict(state.etags)
+    etags[_partial_key(stream, start, end)] = f"{github_time(moment)} {github_time(reached)}"
+    return _trim_markers(replace(state, etags=etags))
 
 
 def _pages_needed(start: datetime, end: datetime, reached: datetime | None, pages: int) -> int:
@@ -497,8 +561,14 @@ def _mark(state: SyncState, key: str, moment: datetime) -> SyncState:
     """Record that an old window was fetched at ``moment``, keeping the newest markers only."""
     etags = dict(state.etags)
     etags[key] = github_time(moment)
+    return _trim_markers(replace(state, etags=etags))
+
+
+def _trim_markers(state: SyncState) -> SyncState:
+    """The state with its newest ``MAX_MARKERS`` old-window markers only."""
+    etags = dict(state.etags)
     markers = sorted(
-        (k for k in etags if k.startswith(("search ", "old-comments "))),
+        (k for k in etags if k.startswith(("search ", "old-comments ", "partial-"))),
         key=lambda k: etags[k],
     )
     for stale in markers[:-MAX_MARKERS]:

@@ -490,3 +490,50 @@ async def test_real_sample_rows_mirror_faithfully(rig_factory: RigFactory) -> No
         assert item.is_merged == bool(row["pull_request"] and row["pull_request"]["merged_at"])
     posted = await rig.store.comments_created(REPO, start, FAR)
     assert {c.item_number for c in posted} == {c["issue_number"] for c in sample["comments"]}
+
+
+async def test_rolling_long_window_repeats_free_with_a_clock_that_has_microseconds(
+    rig_factory: RigFactory,
+) -> None:
+    """With a real clock's microseconds, a repeat of a window past the cap searches nothing."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=5)
+    rig = await rig_factory(data, backfill_days=3)
+    rig.clock.advance(timedelta(seconds=0.345678))
+
+    def rolling() -> Window:
+        now = rig.clock().replace(second=0, microsecond=0)
+        return Window(now - timedelta(days=5), now)
+
+    assert (await rig.syncer.ensure(REPO, rolling())).used_search
+    for wait in (timedelta(minutes=1, microseconds=250001), timedelta(hours=1)):
+        rig.clock.advance(wait)
+        again = await rig.syncer.ensure(REPO, rolling())
+        assert not again.used_search
+        assert again.requests <= 3  # items, comments and review comments: 304s
+
+
+async def test_old_comments_over_budget_are_not_read_again_minutes_later(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """A repeat of an old window whose comments were over budget reads no page it already has."""
+    rig = await rig_factory(twenty_days, old_comment_pages=2)
+    rig.clock.advance(timedelta(seconds=0.5))
+    window = today(twenty_days, 18)
+    mirror_from = github_time(window.end)
+
+    async def old_pages() -> set[tuple[str, str]]:
+        seen = len(rig.fake.requests)
+        report = await rig.syncer.ensure(REPO, window)
+        assert "hot discussions may be incomplete" in " ".join(report.notes)
+        return {
+            (r.path, r.query.get("since", ""))
+            for r in rig.fake.requests[seen:]
+            if r.path.endswith("comments") and r.query.get("since", "") < mirror_from
+        }
+
+    first = await old_pages()
+    assert first
+    rig.clock.advance(timedelta(minutes=5))
+    assert await old_pages() == set()
+    rig.clock.advance(timedelta(minutes=30))
+    assert not (await old_pages()) & first  # it goes on from where it stopped

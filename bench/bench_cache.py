@@ -70,7 +70,7 @@ async def worker(args: argparse.Namespace) -> None:
         store=store, sync=gate, writers={"template": TemplateWriter()}, clock=clock
     )
     service = DigestService(builder, state, clock, store=store, sync=gate)
-    shared_only = DigestService(builder, state, clock, store=store, sync=gate, memo_size=0)
+    shared_only = DigestService(builder, state, clock, store=store, sync=gate, memo_bytes=0)
     request = DigestRequest(
         repo=REPO,
         window=one_day_window(),

@@ -272,6 +272,7 @@ async def build_runtime(
             sync=gate,
             fallback=fallback,
             writer_names={key: writer.name for key, writer in writers.items()},
+            memo_bytes=settings.digest_cache_bytes,
         )
         core = ReportCore(
             config=config,

@@ -107,6 +107,8 @@ class Settings(BaseSettings):
     schedule_grace_hours: float = Field(default=6.0, ge=0)
     sync_interval_minutes: Positive = 10.0
     sync_fresh_seconds: float = Field(default=60.0, ge=0)
+    # digests a process keeps in memory, compressed, least recently used evicted (0: none)
+    digest_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
     site_url: str | None = None  # the report website's public URL (feeds, links from chat)
     site_dir: str | None = None  # where `site build` and `serve` write the report website
 

@@ -36,6 +36,7 @@ import asyncio
 import hashlib
 import logging
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
@@ -50,6 +51,9 @@ from digest.state.base import SharedState
 from digest.state.single_flight import FlightStats, SingleFlight
 
 log = logging.getLogger(__name__)
+
+# The byte budget of a process's digests kept in memory (compressed): ~30 digests of 30 days.
+DEFAULT_MEMO_BYTES = 32 * 1024 * 1024
 
 
 class Builder(Protocol):
@@ -77,36 +81,53 @@ def cache_key(request: DigestRequest, version: str, writer: str = "") -> str:
 
 
 class _Memo:
-    """Recently served digests, decoded, each kept for its shared entry's TTL from when it was
-    served (a digest read from the cache may so outlive its shared entry by up to one TTL).
+    """Recently served digests within a byte budget, least recently used evicted first.
 
-    Both the injected clock and the monotonic clock must be before the deadline, so an entry
-    expires on time whichever clock the shared state follows.
+    Entries are kept encoded and compressed (a 30-day digest is about 1 MB so, against 10+ MB
+    as a decoded model), and decoded when served. Each is kept for its shared entry's TTL from
+    when it was served (a digest read from the cache may so outlive its shared entry by up to
+    one TTL). Both the injected clock and the monotonic clock must be before the deadline, so
+    an entry expires on time whichever clock the shared state follows. An entry larger than
+    the whole budget is not kept.
     """
 
-    def __init__(self, size: int, clock: Callable[[], datetime]) -> None:
-        self._size = size
+    def __init__(self, budget: int, clock: Callable[[], datetime]) -> None:
+        self._budget = budget
         self._clock = clock
-        self._entries: OrderedDict[str, tuple[datetime, float, Digest]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[datetime, float, bytes]] = OrderedDict()
+        self.size = 0  # bytes held
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
 
     def get(self, key: str) -> Digest | None:
         entry = self._entries.get(key)
         if entry is None:
             return None
-        until, until_mono, digest = entry
+        until, until_mono, packed = entry
         if self._clock() >= until or time.monotonic() >= until_mono:
-            del self._entries[key]
+            self._drop(key)
             return None
         self._entries.move_to_end(key)
-        return digest
+        return decode_digest(zlib.decompress(packed))
 
-    def put(self, key: str, digest: Digest, ttl: timedelta) -> None:
-        if self._size <= 0:
+    def put(self, key: str, encoded: str, ttl: timedelta) -> None:
+        if self._budget <= 0:
             return
-        self._entries[key] = (self._clock() + ttl, time.monotonic() + ttl.total_seconds(), digest)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        packed = zlib.compress(encoded.encode(), 1)
+        self._drop(key)
+        if len(packed) > self._budget:
+            return
+        deadline = (self._clock() + ttl, time.monotonic() + ttl.total_seconds())
+        self._entries[key] = (*deadline, packed)
+        self.size += len(packed)
+        while self.size > self._budget:
+            self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: str) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self.size -= len(entry[2])
 
 
 class DigestService:
@@ -135,12 +156,12 @@ class DigestService:
         wait_timeout: timedelta = timedelta(minutes=2),
         lock_ttl: timedelta = timedelta(seconds=30),
         poll: timedelta = timedelta(milliseconds=50),
-        memo_size: int = 16,
+        memo_bytes: int = DEFAULT_MEMO_BYTES,
     ) -> None:
         self._builder = builder
         self._fallback = fallback
         self._writer_names = dict(writer_names or {})
-        self._memo = _Memo(memo_size, clock)
+        self._memo = _Memo(memo_bytes, clock)
         self._state = state
         self._clock = clock
         self._store = store
@@ -151,6 +172,11 @@ class DigestService:
             state, name="digest", lock_ttl=lock_ttl, wait_timeout=wait_timeout, poll=poll
         )
         self._local: dict[str, asyncio.Task[Digest]] = {}
+
+    @property
+    def memo_bytes(self) -> int:
+        """The bytes of the digests this process keeps in memory."""
+        return self._memo.size
 
     @property
     def stats(self) -> FlightStats:
@@ -207,29 +233,36 @@ class DigestService:
             self._flight.stats.found += 1
             return remembered
 
+        encoded: list[str] = []  # the digest's encoded form, once read or written here
+
         async def lookup() -> Digest | None:
             raw = await self._state.get(key)
             if raw is None:
                 return None
             try:
-                return decode_digest(raw)
+                found = decode_digest(raw)
             except CodecError as exc:
                 log.warning("digest.cache_unreadable", extra={"key": key, "error": str(exc)})
                 return None
+            encoded.append(raw)
+            return found
 
         async def publish(digest: Digest) -> None:
-            await self._state.set(key, encode_digest(digest), self._keep_for(digest, ttl))
+            encoded.append(encode_digest(digest))
+            await self._state.set(key, encoded[-1], self._keep_for(digest, ttl))
 
         if sync_error is not None:
             cached = await lookup()
             if cached is None:
                 raise sync_error  # building would only repeat the failed sync
-            self._memo.put(key, cached, self._keep_for(cached, ttl))
+            self._memo.put(key, encoded[-1], self._keep_for(cached, ttl))
             return cached
         digest = await self._flight.run(
             key, f"lock:{key}", lookup, lambda: self._builder.build(request), publish
         )
-        self._memo.put(key, digest, self._keep_for(digest, ttl))
+        if key not in self._memo:  # tasks sharing this flight find it there
+            payload = encoded[-1] if encoded else encode_digest(digest)
+            self._memo.put(key, payload, self._keep_for(digest, ttl))
         return digest
 
     def _keep_for(self, digest: Digest, ttl: timedelta) -> timedelta:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
+from config.settings import Settings
 from digest.backends.redis.mirror import RedisStore
 from digest.backends.redis.state import RedisState
 from digest.backends.sqlite.mirror import SQLiteStore
@@ -23,12 +24,13 @@ from digest.errors import SourceUnavailable, StateUnavailable
 from digest.mirror.gate import SyncGate
 from digest.mirror.store import SyncState
 from digest.models import Window
-from digest.service import DigestService, cache_key, data_version
+from digest.service import DEFAULT_MEMO_BYTES, DigestService, cache_key, data_version
 from digest.state.base import SharedState
 from digest.writers.template import TemplateWriter
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer, connect, find_binary, sandbox
 from tests.support.service import (
+    DAY,
     REPO,
     T0,
     Clock,
@@ -417,3 +419,42 @@ async def test_failed_sync_still_serves_cached_digest(env: Env) -> None:
     env.clock.now += timedelta(minutes=2)
     assert await service.get_digest(request()) == first
     assert builder.builds == 1
+
+
+class _Forgetful(SQLiteState):
+    """A shared state that keeps no digest (as when Redis has evicted every entry)."""
+
+    async def get(self, key: str) -> str | None:
+        return None
+
+
+async def test_memory_cache_keeps_its_byte_budget_evicting_the_least_recently_used(
+    tmp_path: Path,
+) -> None:
+    """The in-process cache never holds more than its byte budget; the oldest-used goes first."""
+    clock = Clock()
+    store = SQLiteStore(":memory:")
+    await store.set_sync_state(REPO, SYNCED)
+    state = _Forgetful(str(tmp_path / "state.db"), clock=clock)
+    days = [Window(DAY.start + timedelta(hours=k), DAY.end + timedelta(hours=k)) for k in range(3)]
+    builder = CountingBuilder()
+    probe = DigestService(builder, state, clock, store=store)
+    await probe.get_digest(request(days[0]))
+    budget = probe.memo_bytes * 5 // 2  # room for two digests, not three
+    service = DigestService(builder, state, clock, store=store, memo_bytes=budget)
+    for window in days:
+        await service.get_digest(request(window))
+        assert 0 < service.memo_bytes <= budget
+    built = builder.builds
+    await service.get_digest(request(days[2]))
+    await service.get_digest(request(days[1]))
+    assert builder.builds == built  # both served from memory
+    await service.get_digest(request(days[0]))
+    assert builder.builds == built + 1  # evicted: built again
+    await state.close()
+    await store.close()
+
+
+def test_memory_cache_budget_is_32_mib_by_default() -> None:
+    """Unless configured, a process keeps at most 32 MiB of digests in memory."""
+    assert Settings().digest_cache_bytes == DEFAULT_MEMO_BYTES == 32 * 1024 * 1024

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 
-ASK_FALLBACK_WINDOW = "7d"
-
 
 def config_fingerprint(config: AppConfig) -> str:
     """A short hash of the configuration, so cached digests follow configuration changes."""

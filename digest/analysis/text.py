@@ -83,11 +83,6 @@ def word_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])", re.I)
 
 
-def has_word(text: str, term: str) -> bool:
-    """Whether ``term`` occurs in ``text`` as a whole word, ignoring case."""
-    return word_pattern(term).search(text) is not None
-
-
 def _key(text: str) -> str:
     return _SEPARATORS.sub("", text).lower()
 

@@ -574,11 +574,6 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
-def default_when(now: datetime, timezone: str = "UTC", day_start: str = "00:00") -> When:
-    """The last 7 days."""
-    return _Clock(now, timezone, day_start).days(DEFAULT_DAYS, "")
-
-
 def resolve_when(
     text: str,
     *,

@@ -68,7 +68,7 @@ class FailoverStore:
 
 
 class FailoverSync:
-    """A :class:`~digest.builder.Sync` that syncs ``local`` while ``shared`` is down."""
+    """A :class:`~digest.mirror.store.Sync` that syncs ``local`` while ``shared`` is down."""
 
     def __init__(self, shared: Sync, local: Sync) -> None:
         self._shared = shared

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from digest.analysis.analyze import analyze
+from digest.analysis.trends import HISTORY_WINDOWS
 from digest.analysis.types import WindowData
 from digest.errors import ConfigError
 from digest.mirror.store import Store, Sync
@@ -41,9 +42,46 @@ class DigestRequest:
 
 
 async def load_window(
-    store: Store, repo: str, window: Window, repo_url: str, synced_at: datetime | None = None
+    store: Store,
+    repo: str,
+    window: Window,
+    repo_url: str,
+    synced_at: datetime | None = None,
+    *,
+    covered_from: datetime | None = None,
 ) -> WindowData:
-    """The items created, closed, merged or commented on in ``window``, and its comments."""
+    """The items created, closed, merged or commented on in ``window``, and its comments.
+
+    When the mirror is complete from ``covered_from`` on, the data also carries the previous
+    window (for follow-ups) and, when it reaches back that far, the items of the 7 windows
+    before (for rising themes).
+    """
+    data = await _load(store, repo, window, repo_url, synced_at)
+    if covered_from is None:
+        return data
+    length = window.end - window.start
+    previous: WindowData | None = None
+    if covered_from <= window.start - length:
+        before = replace(window, start=window.start - length, end=window.start, ends_now=False)
+        previous = await _load(store, repo, before, repo_url, synced_at)
+    history: list[tuple[Item, ...]] = []
+    if covered_from <= window.start - HISTORY_WINDOWS * length:
+        for k in range(1, HISTORY_WINDOWS + 1):
+            lo, hi = window.start - k * length, window.start - (k - 1) * length
+            found: dict[int, Item] = {}
+            for batch in (
+                await store.items_created(repo, lo, hi),
+                await store.items_closed(repo, lo, hi),
+                await store.items_merged(repo, lo, hi),
+            ):
+                found.update((item.number, item) for item in batch)
+            history.append(tuple(found[n] for n in sorted(found)))
+    return replace(data, previous=previous, history=tuple(history))
+
+
+async def _load(
+    store: Store, repo: str, window: Window, repo_url: str, synced_at: datetime | None
+) -> WindowData:
     start, end = window.start, window.end
     comments: list[Comment] = await store.comments_created(repo, start, end)
     found: dict[int, Item] = {}
@@ -96,14 +134,18 @@ class DigestBuilder:
             )
         notes: list[str] = []
         synced_at: datetime | None = None
+        covered: datetime | None = None
         if self._sync is not None:
             result = await self._sync.ensure(request.repo, request.window)
-            synced_at = result.synced_at
+            synced_at, covered = result.synced_at, result.covered_from
             notes.extend(result.notes)
         else:
-            synced_at = (await self._store.get_sync_state(request.repo)).synced_at
+            state = await self._store.get_sync_state(request.repo)
+            synced_at, covered = state.synced_at, state.covered_since
         repo_url = f"{self._web_url}/{request.repo}"
-        data = await load_window(self._store, request.repo, request.window, repo_url, synced_at)
+        data = await load_window(
+            self._store, request.repo, request.window, repo_url, synced_at, covered_from=covered
+        )
         analysis = analyze(data, request.topics)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 from digest.analysis.activity import activity
 from digest.analysis.counts import count_lists, lists
+from digest.analysis.followups import followups
 from digest.analysis.hot import hot_discussions
 from digest.analysis.key_changes import key_changes
 from digest.analysis.substance import discussion, template_lines
 from digest.analysis.topics import match_topics
-from digest.analysis.trends import trends
+from digest.analysis.trends import against_history, trends
 from digest.analysis.types import Analysis, WindowData
 from digest.analysis.watch import worth_watching
 from digest.models import Item, Topic
@@ -32,7 +33,8 @@ def active_items(data: WindowData) -> tuple[Item, ...]:
 
 
 def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
-    """Counts, lists, topics, hot discussions, trends, key changes, watch list and activity."""
+    """Counts, lists, topics, hot discussions, trends, key changes, watch list, activity, and
+    the follow-ups of the previous window's items (when ``data`` carries that window)."""
     window = data.window
     items = active_items(data)
     found = lists(items, window)
@@ -47,8 +49,9 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
         lists=found,
         topics=match_topics(items, topics),
         hot=hot,
-        trends=trends(items),
+        trends=against_history(trends(items), data.history),
         key_changes=key_changes(found.merged_prs, talk, template=template),
         watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
         activity=activity(found, in_window),
+        followups=followups(data),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from digest.analysis.types import Trend
@@ -215,3 +215,41 @@ def trends(
     return tuple(
         Trend(term=term.term, kind=term.kind, items=tuple(hits)) for term, hits in ranked[:limit]
     )
+
+
+HISTORY_WINDOWS = 7
+
+
+def against_history(
+    found: Sequence[Trend],
+    history: Sequence[Sequence[Item]],
+    vocabulary: Sequence[Term] = VOCABULARY,
+) -> tuple[Trend, ...]:
+    """``found`` with each term's change against its average over the previous
+    ``HISTORY_WINDOWS`` windows: ``new`` (in none of them), ``rising`` (half as many again and
+    at least two more), ``steady`` (within a third of the average); nothing said (``None``)
+    when it fell, or without a full history."""
+    if len(history) < HISTORY_WINDOWS or not found:
+        return tuple(found)
+    wanted = {trend.term for trend in found}
+    seen: dict[str, int] = dict.fromkeys(wanted, 0)
+    for items in history[:HISTORY_WINDOWS]:
+        for item in items:
+            for term in mentions(item, vocabulary):
+                if term.term in seen:
+                    seen[term.term] += 1
+    out = []
+    for trend in found:
+        baseline = seen[trend.term] / HISTORY_WINDOWS
+        now = len(trend.items)
+        change: str | None
+        if baseline == 0:
+            change = "new"
+        elif now >= 1.5 * baseline and now - baseline >= 2:
+            change = "rising"
+        elif now >= baseline / 1.5:
+            change = "steady"
+        else:
+            change = None
+        out.append(replace(trend, change=change, baseline=round(baseline, 1)))
+    return tuple(out)

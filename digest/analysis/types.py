@@ -18,6 +18,11 @@ class WindowData:
     items: tuple[Item, ...]  # created, closed, merged or commented on in the window
     comments: tuple[Comment, ...]  # comments created in the window
     synced_at: datetime | None = None
+    # the window just before, as the mirror holds it now, when the mirror covers it
+    previous: WindowData | None = None
+    # the items created, closed or merged in each of the 7 windows of the same length before
+    # this one, newest first, when the mirror covers them all (else empty)
+    history: tuple[tuple[Item, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,21 @@ class Trend:
     term: str  # as usually written, e.g. "Qwen3.5", "MoE", "MI300X"
     kind: str  # model | feature | hardware | theme
     items: tuple[Item, ...]
+    # against the previous 7 windows: "new" | "rising" | "steady"; None without history
+    change: str | None = None
+    baseline: float = 0.0  # the term's average items per window over those 7 windows
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """What happened in this window to an item of the previous window's hot discussions or
+    worth-watching list."""
+
+    item: Item  # as the mirror knows it now
+    was: str  # "hot" | "watch"
+    status: str  # "fixed" | "merged" | "closed" | "fix_proposed" | "discussed" | "stuck"
+    by: Item | None = None  # the PR that fixes it (fixed, fix_proposed, closed)
+    comments: int = 0  # human comments in this window
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,3 +125,4 @@ class Analysis:
     key_changes: tuple[Item, ...]
     watch: tuple[WatchItem, ...]
     activity: Activity
+    followups: tuple[FollowUp, ...] = ()

@@ -21,6 +21,7 @@ PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _HEADINGS: Mapping[str, tuple[str, str]] = {
     "summary": ("📊 每日开发状态摘要", "📊 Daily summary"),
+    "followups": ("🔁 后续进展", "🔁 Follow-ups"),
     "hot": ("💬 高热度讨论分析", "💬 Hot discussions"),
     "trends": ("🔥 热门话题与趋势分析", "🔥 Trends"),
     "key_changes": ("🛠️ 重点技术变更", "🛠️ Key technical changes"),
@@ -253,6 +254,40 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
     ),
     "trends.mix": ("共 {n_items}，其中 {issues}、{prs}", "{n_items}: {issues} and {prs}"),
     "trends.merged": ("（已合并 {n} 个）", " ({n} merged)"),
+    "trends.new": ("（新出现：前 7 个周期未见）", " (new: not seen in the previous 7 windows)"),
+    "trends.rising": (
+        "（上升：前 7 个周期平均 {avg} 条）",
+        " (rising: {avg} a window on average before)",
+    ),
+    "trends.steady": ("（持平：前 7 个周期平均 {avg} 条）", " (steady: {avg} a window before)"),
+    # follow-ups of the previous window
+    "followups.intro": (
+        "上一周期的高热度讨论与值得关注条目，本期进展如下：",
+        "What happened to the previous window's hot and worth-watching items:",
+    ),
+    "followups.was.hot": ("上期热议", "hot last time"),
+    "followups.was.watch": ("上期值得关注", "watched last time"),
+    "followups.fixed": (
+        "{item}（{was}）：已由 {by} 修复（已合并）。",
+        "{item} ({was}): fixed by {by} (merged).",
+    ),
+    "followups.fix_proposed": (
+        "{item}（{was}）：{by} 提出了修复（尚未合并）。",
+        "{item} ({was}): fix proposed in {by} (open).",
+    ),
+    "followups.merged": ("{item}（{was}）：已合并。", "{item} ({was}): merged."),
+    "followups.closed": ("{item}（{was}）：已关闭。", "{item} ({was}): closed."),
+    "followups.discussed": (
+        "{item}（{was}）：本期新增 {n_comments}，仍未解决。",
+        "{item} ({was}): {n_comments} more in this window, still open.",
+    ),
+    "followups.stuck": (
+        "{item}（{was}）：本期没有进展，仍未解决。",
+        "{item} ({was}): no progress in this window, still open.",
+    ),
+    "fixes.by_merged": ("（已由 {by} 修复）", " (fixed by {by}, merged)"),
+    "fixes.by_open": ("（{by} 提出了修复，尚未合并）", " (fix proposed in {by}, open)"),
+    "fixes.pr": ("（修复 {items}）", " (fixes {items})"),
     "trends.empty": (
         "本时段没有在两个及以上条目中反复出现的模型、特性或硬件主题。",
         "No model, feature or hardware name recurs in two or more items in this window.",

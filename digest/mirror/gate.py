@@ -149,7 +149,8 @@ class SyncGate:
 
         async def publish(result: SyncResult) -> None:
             done = self._recent[name]
-            await self._state.set(key, done.encode(), self._fresh_for)
+            if self._fresh_for > timedelta(0):  # fresh_for 0: never reused, nothing to record
+                await self._state.set(key, done.encode(), self._fresh_for)
 
         return await self._flight.run(
             f"{name}|{window.start.isoformat()}|{window.end.isoformat()}",

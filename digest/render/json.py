@@ -98,6 +98,7 @@ def item_json(item: Item) -> dict[str, Any]:
         "closed_at": iso(item.closed_at),
         "merged_at": iso(item.merged_at),
         "comments_total": item.comments_total,
+        "fixes": list(item.fixes),
     }
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.github import FakeGitHub, refused_url
+from tests.fakes.github import FakeGitHub, issue_row, refused_url
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
@@ -324,3 +324,34 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"vllm-report {version('vllm-report')}\n"
+
+
+async def test_next_day_reports_the_follow_up_of_a_hot_issue(tmp_path: Path, now: datetime) -> None:
+    """A day after a hot issue, the digest says it was fixed by a merged PR, in md and json."""
+    data = generate(days=2, now=now, seed=3)
+    start, end = data.day(1)
+    hot = next(n for n in data.most_discussed(start, end) if "pull_request" not in data.row(n))
+    async with FakeGitHub() as gh:
+        repo = gh.add_repo(REPO, issues=data.issues, comments=data.comments)
+        env = {"GITHUB_API_URL": gh.url, "VLLM_REPORT_SYNC_FRESH_SECONDS": "0"}
+        first = await _cli("yesterday", "--format", "json", env=env, tmp=tmp_path)
+        assert first.code == 0, first.err
+        assert "followups" not in [s["id"] for s in json.loads(first.out)["sections"]]
+        fix = issue_row(
+            REPO,
+            49999,
+            created=now - timedelta(hours=3),
+            merged=now - timedelta(minutes=1),
+            updated=datetime.now(UTC).replace(microsecond=0),
+            title="[Bugfix] Fix speculative decoding for gpt-oss",
+        )
+        repo.put_issue({**fix, "body": f"Fixes #{hot}.\n\nThe drafter skipped the last step."})
+        second = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+        markdown = await _cli("today", "--lang", "en", env=env, tmp=tmp_path)
+        chinese = await _cli("today", "--lang", "zh", env=env, tmp=tmp_path)
+    assert second.code == 0 and markdown.code == 0 and chinese.code == 0, second.err
+    sections = {s["id"]: s for s in json.loads(second.out)["sections"]}
+    assert list(sections)[:2] == ["summary", "followups"]
+    assert sections["followups"]["cites"][:2] == [hot, 49999]
+    assert "🔁 Follow-ups" in markdown.out and "fixed by" in markdown.out
+    assert "🔁 后续进展" in chinese.out and "已由" in chinese.out

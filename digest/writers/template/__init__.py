@@ -11,6 +11,7 @@ from digest.writers.base import Written
 from digest.writers.template.activity import activity
 from digest.writers.template.appendix import appendix_section
 from digest.writers.template.context import Context, context
+from digest.writers.template.followups import followups_section
 from digest.writers.template.hot import hot_section
 from digest.writers.template.key_changes import key_changes_section
 from digest.writers.template.summary import summary
@@ -21,6 +22,7 @@ from digest.writers.template.watch import watch_section
 NAME = "template"
 _FIXED: dict[str, Callable[[Context], tuple[Block, ...]]] = {
     "summary": summary,
+    "followups": followups_section,
     "hot": hot_section,
     "trends": trends_section,
     "key_changes": key_changes_section,
@@ -31,9 +33,21 @@ _FIXED: dict[str, Callable[[Context], tuple[Block, ...]]] = {
 
 
 def section_ids(analysis: Analysis) -> tuple[str, ...]:
-    """The ids of the report's sections, in order: summary, topic:<name>…, hot, …, appendix."""
+    """The ids of the report's sections, in order: summary, followups (when the previous
+    window's items have news), topic:<name>…, hot, …, appendix."""
     topics = tuple(f"topic:{match.topic.name}" for match in analysis.topics)
-    return ("summary", *topics, "hot", "trends", "key_changes", "activity", "watch", "appendix")
+    follow = ("followups",) if analysis.followups else ()
+    return (
+        "summary",
+        *follow,
+        *topics,
+        "hot",
+        "trends",
+        "key_changes",
+        "activity",
+        "watch",
+        "appendix",
+    )
 
 
 def _section(section_id: str, ctx: Context) -> Section:

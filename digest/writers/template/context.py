@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from digest.analysis.analyze import active_items
+from digest.analysis.followups import fixers
 from digest.analysis.text import (
     clean_excerpt,
     prose_sentences,
@@ -17,8 +18,8 @@ from digest.analysis.text import (
 )
 from digest.analysis.types import Analysis
 from digest.i18n import count_of, norm_lang
-from digest.models import Comment, Item, ItemRef, UserRef
-from digest.spans import item_ref, user_ref
+from digest.models import Comment, Item, ItemRef, ItemState, UserRef
+from digest.spans import Spans, item_ref, join, say, user_ref
 
 _COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -57,6 +58,24 @@ class Context:
             if _plain(sentence) not in title:
                 return shorten(sentence, limit)
         return ""
+
+    def fix_note(self, item: Item) -> Spans:
+        """`` (fixed by #M, merged)`` / `` (fix proposed in #M, open)`` for an issue, `` (fixes
+        #N)`` for a PR; only items of the window are named; empty when there is no link."""
+        known = {i.number: i for i in active_items(self.analysis.data)}
+        if item.is_pr:
+            targets = [(self.item(known[n]),) for n in item.fixes if n in known]
+            if not targets:
+                return ()
+            return say("fixes.pr", self.lang, items=join(targets, self.lang))
+        prs = fixers(known.values()).get(item.number, [])
+        if not prs:
+            return ()
+        pr = prs[0]
+        key = "fixes.by_merged" if pr.merged_at is not None else "fixes.by_open"
+        if pr.merged_at is None and pr.state is not ItemState.OPEN:
+            return ()
+        return say(key, self.lang, by=self.item(pr))
 
     def gist(self, item: Item, limit: int = 180) -> str:
         """What the item is about: its first sentence, else its title without tags."""

@@ -92,6 +92,7 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
         )
         line.append(Text(" " if what else ("。" if lang == "zh" else ". ")))
         line.extend(impact(ctx, item))
+        line.extend(ctx.fix_note(item))
         entries.append(tidy(line))
     intro = say("changes.intro", lang, n_prs=ctx.count(merged, "pr"))
     return (Paragraph(intro), BulletList(tuple(entries)))

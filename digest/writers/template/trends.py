@@ -26,16 +26,17 @@ def trends_section(ctx: Context) -> tuple[Block, ...]:
         extra = len(trend.items) - TREND_REFS
         if extra > 0:
             refs.append(say("common.more", lang, n=extra))
-        entries.append(
-            say(
-                "trends.entry",
-                lang,
-                term=Text(trend.term, "bold"),
-                kind=trend_kind(trend.kind, lang),
-                mix=_mix(ctx, trend.items),
-                items=join(refs, lang, last=False),
-            )
+        entry = say(
+            "trends.entry",
+            lang,
+            term=Text(trend.term, "bold"),
+            kind=trend_kind(trend.kind, lang),
+            mix=_mix(ctx, trend.items),
+            items=join(refs, lang, last=False),
         )
+        if trend.change is not None:
+            entry = (*entry, *say(f"trends.{trend.change}", lang, avg=f"{trend.baseline:g}"))
+        entries.append(entry)
     return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
 
 

@@ -26,14 +26,13 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
         if not has_phrase(key):
             key = "reason.other"
         reason = say(key, lang, n_comments=ctx.count(n, "comment"))
-        entries.append(
-            say(
-                "watch.entry",
-                lang,
-                item=ctx.item(item),
-                state=state_of(item, lang),
-                author=ctx.user(item.author),
-                reason=reason,
-            )
+        entry = say(
+            "watch.entry",
+            lang,
+            item=ctx.item(item),
+            state=state_of(item, lang),
+            author=ctx.user(item.author),
+            reason=reason,
         )
+        entries.append((*entry, *ctx.fix_note(item)))
     return (BulletList(tuple(entries)),)

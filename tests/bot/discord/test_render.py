@@ -156,3 +156,16 @@ def test_answer_is_split_into_text_messages_with_its_window() -> None:
     assert specs[-1].content.endswith("-# 2026-01-25 00:00 (UTC) ~ 2026-02-01 00:00 (UTC)")
     joined = "\n".join(s.content for s in specs)
     assert all(f"[#{n} " in joined for n in range(100))
+
+
+@pytest.mark.parametrize(("lang", "heading"), [("en", "🔁 Follow-ups"), ("zh", "🔁 后续进展")])
+def test_follow_ups_are_a_message_of_the_thread(lang: str, heading: str) -> None:
+    """The previous window's follow-ups are posted in the thread, with their links."""
+    from tests.support.followups import FIX, HOT_FIXED, followup_digest
+
+    post = render_discord(followup_digest(lang))
+    text = " ".join(
+        m.content + " ".join(f"{e.title} {e.description}" for e in m.embeds) for m in post.thread
+    )
+    assert heading in text
+    assert f"/issues/{HOT_FIXED}>)" in text and f"/pull/{FIX}>)" in text

@@ -174,3 +174,14 @@ async def test_golden_render_of_the_real_sample(lang: str) -> None:
         path.write_text(rendered, "utf-8")
     assert path.exists(), f"no golden file {path.name}: run with UPDATE_GOLDEN=1 and review it"
     assert rendered == path.read_text("utf-8")
+
+
+@pytest.mark.parametrize(("lang", "heading"), [("en", "🔁 Follow-ups"), ("zh", "🔁 后续进展")])
+def test_follow_ups_are_a_reply_of_the_thread(lang: str, heading: str) -> None:
+    """The previous window's follow-ups are posted in the thread, with their links."""
+    from tests.support.followups import FIX, HOT_FIXED, followup_digest
+
+    post = render_slack(followup_digest(lang))
+    text = json.dumps([reply["blocks"] for reply in post.replies], ensure_ascii=False)
+    assert heading in text
+    assert f"/issues/{HOT_FIXED}|" in text and f"/pull/{FIX}|" in text

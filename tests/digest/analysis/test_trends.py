@@ -112,3 +112,23 @@ def test_mentions_are_what_each_term_finds_on_its_own(title: str, body: str) -> 
     text = f"{title}\n{body}"
     alone = tuple(t for t in VOCABULARY if t.found_in(text, text.lower()))
     assert mentions(item) == alone
+
+
+def test_themes_against_seven_earlier_windows() -> None:
+    """A theme absent before is new, one well above its average rises, one near it is steady."""
+    from digest.analysis.trends import HISTORY_WINDOWS, against_history, trends
+    from tests.support.analysis_sample import make_item as item
+
+    today = [item(n, "[Bug]: Qwen3.5 and MoE fail") for n in range(1, 5)] + [
+        item(n, "[Bug]: gpt-oss fails") for n in range(5, 7)
+    ]
+    earlier = [
+        (item(100 + k, "[Bug]: MoE is slow"), item(200 + k, "gpt-oss issue")) for k in range(7)
+    ]
+    found = {t.term: t for t in against_history(trends(today), earlier)}
+    assert found["Qwen3.5"].change == "new"
+    assert found["MoE"].change == "rising" and found["MoE"].baseline == 1.0
+    assert found["gpt-oss"].change == "steady"
+    assert all(
+        t.change is None for t in against_history(trends(today), earlier[: HISTORY_WINDOWS - 1])
+    )

@@ -23,6 +23,7 @@ import httpx
 from pydantic import ValidationError
 
 from bot.commands import messages
+from bot.commands.defaults import DefaultsStore
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import (
     ChannelSubscriptions,
@@ -509,6 +510,7 @@ def _slack(
         state=runtime.state,
         clock=clock,
         subscriptions=channels,
+        defaults=DefaultsStore(runtime.state),
         pace_s=pace_s,
     )
     posts["slack"] = SlackDaily(slack_bot(app).poster)  # one pace per channel
@@ -536,7 +538,11 @@ def _discord(
     from bot.discord.post import DiscordDaily
 
     client = build_discord_client(
-        runtime.core, settings.discord, subscriptions=channels, clock=clock
+        runtime.core,
+        settings.discord,
+        subscriptions=channels,
+        defaults=DefaultsStore(runtime.state),
+        clock=clock,
     )
     posts["discord"] = DiscordDaily(client)
     return client, token.get_secret_value()

@@ -189,6 +189,7 @@ class AppConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     default_repo: str = "vllm-project/vllm"
+    default_lang: Literal["zh", "en"] = "en"  # when no option, channel, workspace or locale says
     default_topics: list[str] = ["rocm"]
     repos: dict[str, RepoConfig] = {}
     topics: dict[str, TopicConfig] = {}

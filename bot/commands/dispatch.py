@@ -17,12 +17,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
 from bot.commands import messages
+from bot.commands.defaults import Caller, Defaults, DefaultsStore, Resolver
 from bot.commands.grammar import (
     AskCommand,
     Command,
     DigestCommand,
     HelpCommand,
     ListSubscriptionsCommand,
+    SettingsCommand,
     SubscribeCommand,
     UnsubscribeCommand,
     UsageError,
@@ -32,6 +34,7 @@ from bot.commands.runner import user_topics
 from bot.commands.subscriptions import Subscriptions, to_subscription
 from config.settings import AppConfig, SubscriptionConfig
 from digest.errors import DigestError
+from digest.github.names import valid_repo
 from digest.models import Answer, Digest
 from digest.schedule.subscription import WEEKDAYS, next_run
 from digest.windows import format_moment, zone
@@ -85,13 +88,21 @@ class _Build:
 
 @dataclass(frozen=True, slots=True)
 class DigestBuild(_Build):
-    """A digest to build, then render and post."""
+    """A digest to build, then render and post; unset options follow the caller's defaults."""
 
     command: DigestCommand
     core: Core
+    resolver: Resolver | None = None
+    caller: Caller | None = None
+
+    async def resolved(self) -> DigestCommand:
+        """The command with the channel's, workspace's or caller's defaults filled in."""
+        if self.resolver is None or self.caller is None:
+            return self.command
+        return await self.resolver.digest(self.command, self.caller)
 
     async def run(self) -> Digest:
-        return await self.core.digest(self.command)
+        return await self.core.digest(await self.resolved())
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +161,9 @@ def granted(allowed: bool) -> CanManage:
     return check
 
 
+DEFAULT_TIME = "09:00"
+
+
 class SubscriptionCommands:
     """``subscribe``, ``unsubscribe`` and ``subscriptions`` in one platform's channels.
 
@@ -165,15 +179,21 @@ class SubscriptionCommands:
         platform: Platform,
         default_lang: str = "en",
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        resolver: Resolver | None = None,
     ) -> None:
         self._store = store
         self._config = config
         self._platform: Platform = platform
-        self._default_lang = default_lang
         self._clock = clock
+        self._resolver = resolver or Resolver(None, platform, default_lang)
 
     async def reply(
-        self, command: SubscriptionCommand, *, channel: str, can_manage: CanManage
+        self,
+        command: SubscriptionCommand,
+        *,
+        channel: str,
+        can_manage: CanManage,
+        caller: Caller | None = None,
     ) -> Reply:
         """The reply to ``command`` in ``channel``; a bad zone or topic raises ``DigestError``."""
         if isinstance(command, ListSubscriptionsCommand):
@@ -198,37 +218,48 @@ class SubscriptionCommands:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
             gone = (messages.unsubscribed(r or self._config.default_repo) for r in removed)
             return Reply("\n".join(gone), command, public=True)
-        subscription = self._subscription(command, channel)
+        wanted_zone = command.timezone is None
+        resolved = await self._resolver.resolve(caller or Caller(channel), want_zone=wanted_zone)
+        subscription = self._subscription(command, channel, resolved.defaults)
         made = to_subscription(subscription, self._config, since=None)  # checked before stored
         await self._store.add(subscription)
         log.info(
             f"{self._platform}.subscribed", extra={"channel": channel, "repo": subscription.repo}
         )
+        shown_in = resolved.channel.timezone or made.timezone  # the channel's own zone
         text = messages.subscribed(
             made.repo,
             messages.schedule_words(made.cadence, made.day_name, made.time),
             made.timezone,
             made.lang,
-            format_moment(next_run(made, self._clock()), made.timezone),
+            format_moment(next_run(made, self._clock()), shown_in),
         )
+        if wanted_zone:
+            source = resolved.zone_from or "repo"
+            text += " " + messages.zone_source(source, made.timezone, self._platform)
         return Reply(text, command, public=True)
 
-    def _subscription(self, command: SubscribeCommand, channel: str) -> SubscriptionConfig:
+    def _subscription(
+        self, command: SubscribeCommand, channel: str, found: Defaults
+    ) -> SubscriptionConfig:
         config = self._config
-        repo = command.options.repo or config.default_repo
+        repo = command.options.repo or found.repo or config.default_repo
         defaults = config.repo(repo)
-        timezone = command.timezone or defaults.timezone
+        timezone = command.timezone or found.timezone or defaults.timezone
         zone(timezone)
-        user_topics(config, command.topics or ())
+        topics = command.topics if command.topics is not None else found.topics
+        user_topics(config, topics or ())
+        # the repository's cut-off is a time in its own zone; elsewhere a morning post
+        default_time = defaults.day_start if timezone == defaults.timezone else DEFAULT_TIME
         return SubscriptionConfig.model_validate(
             {
                 "platform": self._platform,
                 "channel": channel,
                 "repo": repo,
-                "time": command.time or defaults.day_start,
+                "time": command.time or default_time,
                 "timezone": timezone,
-                "lang": command.options.lang or self._default_lang,
-                "topics": list(command.topics) if command.topics else None,
+                "lang": command.options.lang or found.lang,
+                "topics": list(topics) if topics else None,
                 "writer": command.writer or "auto",
                 "schedule": command.cadence,
                 "day": WEEKDAYS[command.weekday],
@@ -240,10 +271,16 @@ class Dispatcher:
     """Turns a command from a channel of one platform into what to say or build."""
 
     def __init__(
-        self, core: Core, subscriptions: Subscriptions | None, *, platform: Platform
+        self,
+        core: Core,
+        subscriptions: Subscriptions | None,
+        *,
+        platform: Platform,
+        defaults: DefaultsStore | None = None,
     ) -> None:
         self.core = core
         self.platform: Platform = platform
+        self.resolver = Resolver(defaults, platform, core.default_lang)
         self._subscriptions = (
             SubscriptionCommands(
                 subscriptions,
@@ -251,46 +288,110 @@ class Dispatcher:
                 platform=platform,
                 default_lang=core.default_lang,
                 clock=core.clock,
+                resolver=self.resolver,
             )
             if subscriptions is not None
             else None
         )
 
-    async def text(self, text: str, *, channel: str, can_manage: CanManage) -> Outcome:
+    async def text(
+        self, text: str, *, channel: str, can_manage: CanManage, caller: Caller | None = None
+    ) -> Outcome:
         """The outcome of a typed command; one that cannot be parsed gets the usage wording."""
         try:
             command = parse(text)
         except UsageError as exc:
             return Reply(messages.usage(exc, self.platform))
-        return await self.command(command, channel=channel, can_manage=can_manage)
+        return await self.command(command, channel=channel, can_manage=can_manage, caller=caller)
 
-    async def command(self, command: Command, *, channel: str, can_manage: CanManage) -> Outcome:
+    async def command(
+        self,
+        command: Command,
+        *,
+        channel: str,
+        can_manage: CanManage,
+        caller: Caller | None = None,
+    ) -> Outcome:
         """The outcome of ``command``; subscription errors (``DigestError``) are raised."""
+        who = caller or Caller(channel)
         if isinstance(command, HelpCommand):
             return Reply(messages.help_text(self.platform), command)
         if isinstance(command, DigestCommand | AskCommand):
-            return self.build(command)
-        return await self.subscription(command, channel=channel, can_manage=can_manage)
+            return self.build(command, who)
+        if isinstance(command, SettingsCommand):
+            return await self.settings(command, caller=who, can_manage=can_manage)
+        return await self.subscription(command, channel=channel, can_manage=can_manage, caller=who)
 
     async def subscription(
-        self, command: SubscriptionCommand, *, channel: str, can_manage: CanManage
+        self,
+        command: SubscriptionCommand,
+        *,
+        channel: str,
+        can_manage: CanManage,
+        caller: Caller | None = None,
     ) -> Reply:
         """The reply to a subscription command; a bad zone or topic raises ``DigestError``."""
         if self._subscriptions is None:
             return Reply(messages.SUBSCRIPTIONS_OFF, command)
-        return await self._subscriptions.reply(command, channel=channel, can_manage=can_manage)
+        return await self._subscriptions.reply(
+            command, channel=channel, can_manage=can_manage, caller=caller
+        )
+
+    async def settings(
+        self, command: SettingsCommand, *, caller: Caller, can_manage: CanManage
+    ) -> Reply:
+        """Show the defaults, or change one scope's (its managers only)."""
+        store = self.resolver.store
+        if store is None:
+            return Reply(messages.SETTINGS_OFF, command)
+        channel, workspace = await self.resolver.scopes(caller)
+        if not command.changes:
+            return Reply(messages.settings_view(channel, workspace, self.platform), command)
+        if command.scope == "workspace":
+            if caller.workspace is None:
+                return Reply(messages.NO_WORKSPACE, command)
+            if not await caller.can_manage_workspace():
+                return Reply(messages.workspace_managers_only(self.platform), command)
+            ident, old = caller.workspace, workspace
+        else:
+            if not await can_manage():
+                return Reply(messages.managers_only(self.platform), command)
+            ident, old = caller.channel, channel
+        new = Defaults() if command.reset else self._changed(command).over(old)
+        await store.put(
+            self.platform, "workspace" if command.scope == "workspace" else "channel", ident, new
+        )
+        log.info(f"{self.platform}.settings_changed", extra={"scope": command.scope})
+        return Reply(
+            messages.settings_saved(command.scope, new, self.platform), command, public=True
+        )
+
+    def _changed(self, command: SettingsCommand) -> Defaults:
+        """The values ``command`` sets, checked: a zone that exists, configured topics."""
+        opts = command.options
+        if command.timezone is not None:
+            zone(command.timezone)
+        if command.topics is not None:
+            user_topics(self.core.config, command.topics)
+        if opts.repo is not None and not valid_repo(opts.repo):
+            raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
+        return Defaults(opts.lang, command.timezone, opts.repo, command.topics)
 
     @overload
-    def build(self, command: DigestCommand) -> DigestBuild: ...
+    def build(self, command: DigestCommand, caller: Caller | None = None) -> DigestBuild: ...
 
     @overload
-    def build(self, command: AskCommand) -> AnswerBuild: ...
+    def build(self, command: AskCommand, caller: Caller | None = None) -> AnswerBuild: ...
 
     @overload
-    def build(self, command: DigestCommand | AskCommand) -> DigestBuild | AnswerBuild: ...
+    def build(
+        self, command: DigestCommand | AskCommand, caller: Caller | None = None
+    ) -> DigestBuild | AnswerBuild: ...
 
-    def build(self, command: DigestCommand | AskCommand) -> DigestBuild | AnswerBuild:
-        """The work behind a digest or a question."""
+    def build(
+        self, command: DigestCommand | AskCommand, caller: Caller | None = None
+    ) -> DigestBuild | AnswerBuild:
+        """The work behind a digest or a question; ``caller`` brings its defaults."""
         if isinstance(command, DigestCommand):
-            return DigestBuild(command, self.core)
+            return DigestBuild(command, self.core, self.resolver, caller)
         return AnswerBuild(command, self.core)

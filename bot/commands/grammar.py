@@ -6,6 +6,7 @@
     subscribe [daily | weekdays | weekly [mon..sun]] [time:HH:MM] [tz:ZONE] [topics:a,b]
               [writer:template|llm]
     unsubscribe | subscriptions | help
+    settings [workspace] [reset] [lang:zh|en] [tz:ZONE] [repo:owner/name] [topics:a,b]
 Options anywhere: ``repo:owner/name``, ``lang:zh|en``; ``private`` sends the answer by DM.
 """
 
@@ -78,6 +79,24 @@ class HelpCommand:
     options: Options = Options()
 
 
+@dataclass(frozen=True, slots=True)
+class SettingsCommand:
+    """``settings``: show the channel's and workspace's defaults, or change one scope's."""
+
+    scope: str = "channel"  # or "workspace" (a Slack workspace, a Discord server)
+    timezone: str | None = None
+    topics: tuple[str, ...] | None = None
+    reset: bool = False
+    options: Options = Options()
+
+    @property
+    def changes(self) -> bool:
+        opts = self.options
+        return self.reset or any(
+            v is not None for v in (opts.lang, opts.repo, self.timezone, self.topics)
+        )
+
+
 Command = (
     DigestCommand
     | AskCommand
@@ -85,6 +104,7 @@ Command = (
     | UnsubscribeCommand
     | ListSubscriptionsCommand
     | HelpCommand
+    | SettingsCommand
 )
 
 
@@ -164,6 +184,8 @@ def parse(text: str) -> Command:
         return UnsubscribeCommand(options)
     if head == "subscribe":
         return _subscribe(args, opts, options)
+    if head == "settings":
+        return _settings(args, opts, options)
     _reject(opts, ("time", "tz", "topics"), "only with subscribe")
     if head == "topic":
         if not args:
@@ -257,7 +279,7 @@ def _schedule(schedule: str | None, day: str | None) -> tuple[str, int]:
 
 
 _PRIVATE = ("private", "dm")
-_KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "topic", *_PRIVATE}
+_KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "settings", "topic", *_PRIVATE}
 _OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer"}
 
 
@@ -318,6 +340,46 @@ def _reject(opts: dict[str, str], keys: tuple[str, ...], why: str) -> None:
     for key in keys:
         if key in opts:
             raise UsageError(f"the option {key}: works {why}")
+
+
+_WORKSPACE = ("workspace", "server", "guild")
+
+
+def _settings(args: list[str], opts: dict[str, str], options: Options) -> SettingsCommand:
+    """``settings [workspace] [reset]`` with ``lang:``, ``tz:``, ``repo:`` and ``topics:``."""
+    _reject(opts, ("time", "writer"), "only with subscribe")
+    if options.private:
+        raise UsageError("settings are shown and changed in the channel, not by direct message")
+    words = [a.lower() for a in args]
+    scope = "channel"
+    if words and words[0] in _WORKSPACE:
+        scope, words = "workspace", words[1:]
+    reset = bool(words) and words[0] == "reset"
+    _no_more(words[1:] if reset else words, "settings")
+    return settings_command(scope, opts.get("tz"), opts.get("topics"), reset, options)
+
+
+def settings_command(
+    scope: str = "channel",
+    zone: str | None = None,
+    topics: str | None = None,
+    reset: bool = False,
+    options: Options = Options(),
+) -> SettingsCommand:
+    """Show (nothing given), change or ``reset`` the defaults of a channel or workspace."""
+    if scope not in ("channel", "workspace"):
+        raise UsageError(f"settings are kept per channel or workspace, not {scope!r}")
+    names = _topics(topics) if topics is not None else None
+    command = SettingsCommand(scope, _zone(zone), names, reset, options)
+    if reset and (zone or names or options.lang or options.repo):
+        raise UsageError("`settings reset` takes no options: it clears every default of its scope")
+    return command
+
+
+def _zone(value: str | None) -> str | None:
+    if value is not None and not _ZONE.match(value):
+        raise UsageError(f"unknown timezone {value!r} (use an IANA name such as Europe/Berlin)")
+    return value
 
 
 def _subscribe(args: list[str], opts: dict[str, str], options: Options) -> SubscribeCommand:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from bot.commands.grammar import UsageError
 from digest.errors import (
@@ -19,6 +19,9 @@ from digest.errors import (
 )
 from digest.models import Digest
 from digest.windows import format_moment, format_window
+
+if TYPE_CHECKING:
+    from bot.commands.defaults import Defaults
 
 Platform = Literal["slack", "discord"]
 
@@ -35,6 +38,9 @@ _HELP = """\
 `subscribe time:09:00 tz:Europe/Berlin topics:rocm lang:zh` (every option is optional)
 `subscribe weekdays` (Monday to Friday) · `subscribe weekly mon time:09:00` (the last 7 days)
 `unsubscribe` · `subscriptions`
+{b}Defaults{b} (language, time zone, repository, topics for every command here)
+`settings` shows them · `settings lang:zh tz:Europe/Berlin` for this channel ({managers}) · \
+`settings workspace lang:zh` for the whole {workspace} ({workspace_managers}) · `settings reset`
 {b}Options anywhere{b}: `repo:owner/name` · `lang:zh` or `lang:en` · `private` (sent to you by \
 direct message)
 """
@@ -51,11 +57,23 @@ _MANAGERS = {
     "discord": "members with the Manage Channels permission",
 }
 _HELP_HINT = {"slack": "`/vllm-report help`", "discord": "`/vllm-help`"}
+_WORKSPACE = {"slack": "workspace", "discord": "server"}
+_WORKSPACE_MANAGERS = {
+    "slack": "workspace admins and owners",
+    "discord": "members with the Manage Server permission",
+}
+_SETTINGS_CALL = {"slack": "/vllm-report settings", "discord": "/vllm-settings"}
 
 
 def help_text(platform: Platform) -> str:
     """The commands, in the platform's own markup and with its way of calling them."""
-    return _HELP.format(b=_BOLD[platform], how=_HOW[platform], managers=_MANAGERS[platform])
+    return _HELP.format(
+        b=_BOLD[platform],
+        how=_HOW[platform],
+        managers=_MANAGERS[platform],
+        workspace=_WORKSPACE[platform],
+        workspace_managers=_WORKSPACE_MANAGERS[platform],
+    )
 
 
 WORKING = "Working on it… the digest will be posted here in a moment."
@@ -215,3 +233,67 @@ def quiet_text(digest: Digest, *, late: bool = False) -> str:
 def daily_post(digest: Digest, *, late: bool, quiet: bool) -> Digest | str:
     """What a daily run posts: the quiet-day line, or the digest (with a note when late)."""
     return quiet_text(digest, late=late) if quiet else daily_digest(digest, late=late)
+
+
+SETTINGS_OFF = "Defaults can't be kept on this bot (it has no shared storage)."
+NO_WORKSPACE = "This conversation belongs to no workspace or server: use `settings` for it alone."
+
+
+def workspace_managers_only(platform: Platform) -> str:
+    """The refusal of a change of the workspace's (server's) defaults."""
+    return (
+        f"Only {_WORKSPACE_MANAGERS[platform]} can change this {_WORKSPACE[platform]}'s defaults."
+    )
+
+
+def _defaults_words(found: Defaults) -> str:
+    parts = [
+        f"language {found.lang}" if found.lang else "",
+        f"time zone {found.timezone}" if found.timezone else "",
+        f"repository {found.repo}" if found.repo else "",
+        f"topics {', '.join(found.topics)}" if found.topics is not None else "",
+    ]
+    return " · ".join(p for p in parts if p) or "none"
+
+
+def settings_view(channel: Defaults, workspace: Defaults, platform: Platform) -> str:
+    """``settings`` alone: the channel's and the workspace's defaults, and how to change them."""
+    call = _SETTINGS_CALL[platform]
+    return "\n".join(
+        [
+            "Defaults for commands here (a command's own options always win):",
+            f"• this channel: {_defaults_words(channel)}",
+            f"• this {_WORKSPACE[platform]}: {_defaults_words(workspace)}",
+            "Otherwise your own language setting is used, then the bot's default.",
+            f"Change them with `{call} lang:zh tz:Europe/Berlin repo:owner/name topics:rocm` "
+            f"(this channel) or `{call} workspace lang:zh` (the whole {_WORKSPACE[platform]}); "
+            f"`{call} reset` clears them.",
+        ]
+    )
+
+
+def settings_saved(scope: str, now: Defaults, platform: Platform) -> str:
+    """The confirmation of a change of defaults, shown to the channel."""
+    where = "this channel" if scope == "channel" else f"this {_WORKSPACE[platform]}"
+    return f"Defaults for {where}: {_defaults_words(now)}."
+
+
+_ZONE_SOURCE = {
+    "user": "your time zone (from your {platform} profile)",
+    "channel": "this channel's default time zone",
+    "workspace": "this {workspace}'s default time zone",
+    "repo": "the repository's report time zone",
+}
+_PLATFORM_NAMES = {"slack": "Slack", "discord": "Discord"}
+
+
+def zone_source(source: str, timezone: str, platform: Platform) -> str:
+    """Where the time zone of a subscription made without ``tz:`` came from, and how to change
+    it."""
+    what = _ZONE_SOURCE.get(source, _ZONE_SOURCE["repo"]).format(
+        platform=_PLATFORM_NAMES[platform], workspace=_WORKSPACE[platform]
+    )
+    return (
+        f"Time zone {timezone} is {what}; choose another with `subscribe tz:Europe/Berlin`, "
+        f"or set this channel's with `{_SETTINGS_CALL[platform]} tz:Europe/Berlin`."
+    )

@@ -69,7 +69,7 @@ class ReportCore:
         get_digest: BuildFn,
         clock: Callable[[], datetime],
         default_writer: str = "template",
-        default_lang: str = "en",
+        default_lang: str | None = None,
         store: Store | None = None,
         sync: Sync | None = None,
         answerer: AnswerWriter | None = None,
@@ -80,7 +80,7 @@ class ReportCore:
         self._clock = clock
         self.clock = clock
         self.default_writer = default_writer
-        self.default_lang = default_lang
+        self.default_lang = default_lang = default_lang or config.default_lang
         self._fingerprint = config_fingerprint(config)
         self._store = store
         self._sync = sync

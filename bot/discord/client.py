@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import Choice
 
+from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
@@ -19,6 +20,7 @@ from bot.discord.options import (
     ask_command,
     digest_command,
     repo_choices,
+    settings_command,
     subscribe_command,
     topic_choices,
     unsubscribe_command,
@@ -33,6 +35,10 @@ SCHEDULES = [
     Choice(name="daily", value="daily"),
     Choice(name="weekdays (Monday to Friday)", value="weekdays"),
     Choice(name="weekly (the last 7 days)", value="weekly"),
+]
+SCOPES = [
+    Choice(name="this channel", value="channel"),
+    Choice(name="this server", value="workspace"),
 ]
 DAYS = [
     Choice(name=name, value=name[:3].lower())
@@ -172,6 +178,37 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
     async def subscriptions(interaction: discord.Interaction[Any]) -> None:
         await front.manage(interaction, ListSubscriptionsCommand())
 
+    @app_commands.command(
+        name="vllm-settings",
+        description="This channel's (or server's) default language, time zone, repository, topics",
+    )
+    @app_commands.describe(
+        scope="This channel (default) or the whole server (Manage Server)",
+        language="Default report language",
+        timezone="Default IANA zone, e.g. Europe/Berlin",
+        repository="Default owner/name",
+        topics="Default focus topics, e.g. rocm",
+        reset="Clear every default of the scope",
+    )
+    @app_commands.choices(language=LANGUAGES, scope=SCOPES)
+    @app_commands.autocomplete(topics=complete_topic, repository=complete_repo)
+    async def settings_(
+        interaction: discord.Interaction[Any],
+        scope: Choice[str] | None = None,
+        language: Choice[str] | None = None,
+        timezone: str | None = None,
+        repository: str | None = None,
+        topics: str | None = None,
+        reset: bool = False,
+    ) -> None:
+        await front.run(
+            interaction,
+            lambda: settings_command(
+                _value(scope), _value(language), timezone, repository, topics, reset
+            ),
+            front.manage,
+        )
+
     @app_commands.command(name="vllm-help", description="How to use vllm-report")
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await front.help(interaction)
@@ -182,6 +219,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         subscribe,
         unsubscribe,
         subscriptions,
+        settings_,
         help_,
     ]
     for command in commands:
@@ -218,6 +256,7 @@ def build_discord_client(
     settings: DiscordSettings,
     *,
     subscriptions: Subscriptions,
+    defaults: DefaultsStore | None = None,
     clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
@@ -227,5 +266,5 @@ def build_discord_client(
     ``options`` go to ``discord.Client`` (e.g. ``guild_ready_timeout``).
     """
     point_discord_at(settings.api_url, settings.gateway_url)
-    front = DiscordFrontEnd(core=core, subscriptions=subscriptions, clock=clock)
+    front = DiscordFrontEnd(core=core, subscriptions=subscriptions, clock=clock, defaults=defaults)
     return ReportClient(front, sync_commands=sync_commands, **options)

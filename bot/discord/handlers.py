@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import discord
 
 from bot.commands import messages
+from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import (
     Core,
     DigestBuild,
@@ -22,7 +23,7 @@ from bot.commands.dispatch import (
     granted,
     reported,
 )
-from bot.commands.grammar import AskCommand, Command, DigestCommand
+from bot.commands.grammar import AskCommand, Command, DigestCommand, SettingsCommand
 from bot.commands.subscriptions import Subscriptions
 from bot.discord.post import (
     NO_MENTIONS,
@@ -47,6 +48,38 @@ C = TypeVar("C", bound=Command)
 Interaction = discord.Interaction[Any]
 
 
+def _known(value: str | None) -> Callable[[], Awaitable[str | None]]:
+    async def read() -> str | None:
+        return value
+
+    return read
+
+
+def interaction_caller(interaction: Interaction) -> Caller:
+    """The :class:`Caller` of an interaction: its channel, guild, and the user's and guild's
+    locales (Discord sends both with every interaction; it tells no time zone)."""
+    guild_locale = interaction.guild_locale
+    permissions = interaction.permissions
+    return Caller(
+        channel=str(interaction.channel_id),
+        workspace=str(interaction.guild_id) if interaction.guild_id else None,
+        locale=_known(str(interaction.locale.value) if interaction.locale else None),
+        can_manage_workspace=granted(interaction.guild_id is not None and permissions.manage_guild),
+        fallback_locale=str(guild_locale.value) if guild_locale is not None else None,
+    )
+
+
+def message_caller(message: discord.Message) -> Caller:
+    """The :class:`Caller` of a mention: its channel and guild (a message carries no locale)."""
+    author = message.author
+    manage_guild = isinstance(author, discord.Member) and author.guild_permissions.manage_guild
+    return Caller(
+        channel=str(message.channel.id),
+        workspace=str(message.guild.id) if message.guild else None,
+        can_manage_workspace=granted(manage_guild),
+    )
+
+
 def mention_text(content: str, bot_id: int) -> str:
     """The text of a message with the mentions of the bot removed."""
     return " ".join(re.sub(rf"<@!?{bot_id}>", " ", content).split())
@@ -56,17 +89,22 @@ class DiscordFrontEnd:
     """The behaviour behind every Discord command and mention, a few lines each."""
 
     def __init__(
-        self, *, core: Core, subscriptions: Subscriptions, clock: Callable[[], datetime]
+        self,
+        *,
+        core: Core,
+        subscriptions: Subscriptions,
+        clock: Callable[[], datetime],
+        defaults: DefaultsStore | None = None,
     ) -> None:
         self.core = core
         self.clock = clock
-        self.dispatch = Dispatcher(core, subscriptions, platform="discord")
+        self.dispatch = Dispatcher(core, subscriptions, platform="discord", defaults=defaults)
 
     # Slash commands
 
     async def report(self, interaction: Interaction, command: DigestCommand) -> None:
         """``/vllm-report``: defer, build, then the parent message and its thread."""
-        build = self.dispatch.build(command)
+        build = self.dispatch.build(command, interaction_caller(interaction))
         await interaction.response.defer(thinking=True, ephemeral=build.private)
         digest = await self._guarded(interaction, command, build.run())
         if not isinstance(digest, Failed):
@@ -79,13 +117,23 @@ class DiscordFrontEnd:
         if not isinstance(answer, Failed):
             await self._deliver_messages(interaction, render_answer(answer))
 
-    async def manage(self, interaction: Interaction, command: SubscriptionCommand) -> None:
-        """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``."""
+    async def manage(
+        self, interaction: Interaction, command: SubscriptionCommand | SettingsCommand
+    ) -> None:
+        """``/vllm-subscribe``, ``/vllm-unsubscribe``, ``/vllm-subscriptions``,
+        ``/vllm-settings``."""
         can_manage = interaction.guild_id is None or interaction.permissions.manage_channels
+        channel = str(interaction.channel_id)
+        caller = interaction_caller(interaction)
+        work = (
+            self.dispatch.settings(command, caller=caller, can_manage=granted(can_manage))
+            if isinstance(command, SettingsCommand)
+            else self.dispatch.subscription(
+                command, channel=channel, can_manage=granted(can_manage), caller=caller
+            )
+        )
         reply = await self._reported(
-            self.dispatch.subscription(
-                command, channel=str(interaction.channel_id), can_manage=granted(can_manage)
-            ),
+            work,
             refused="discord.command_refused",
             failed="discord.command_failed",
             fields=self._fields(interaction, command),
@@ -257,6 +305,7 @@ class DiscordFrontEnd:
                     text,
                     channel=str(message.channel.id),
                     can_manage=granted(self._can_manage(message)),
+                    caller=message_caller(message),
                 )
                 if isinstance(outcome, Reply) and outcome.command is None:
                     log.info("discord.mention_refused", extra={**fields, "error": "UsageError"})

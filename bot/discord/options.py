@@ -8,6 +8,7 @@ from bot.commands import grammar
 from bot.commands.grammar import (
     AskCommand,
     DigestCommand,
+    SettingsCommand,
     SubscribeCommand,
     UnsubscribeCommand,
     command_options,
@@ -64,6 +65,21 @@ def subscribe_command(
         opts,
         _given(schedule),
         _given(day),
+    )
+
+
+def settings_command(
+    scope: str | None = None,
+    language: str | None = None,
+    timezone: str | None = None,
+    repository: str | None = None,
+    topics: str | None = None,
+    reset: bool = False,
+) -> SettingsCommand:
+    """The ``SettingsCommand`` of ``/vllm-settings``'s options, through the shared grammar."""
+    opts = command_options(_given(repository), _given(language))
+    return grammar.settings_command(
+        scope or "channel", _given(timezone), _given(topics), reset, opts
     )
 
 

@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary, WeakSet
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.subscriptions import Subscriptions
 from bot.slack.dedup import Claims
@@ -35,6 +36,7 @@ def build_slack_app(
     state: Claims | None = None,
     clock: Callable[[], datetime],
     subscriptions: Subscriptions | None = None,
+    defaults: DefaultsStore | None = None,
     command: str = COMMAND,
     pace_s: float = 1.0,
     sleep: Sleep = asyncio.sleep,
@@ -44,7 +46,8 @@ def build_slack_app(
 
     ``web_client`` carries the bot token and ``SLACK_API_URL``; ``state`` (anything with
     ``claim``) de-duplicates retried deliveries across replicas, in-process when ``None``.
-    ``signing_secret`` is required for HTTP mode only.
+    ``signing_secret`` is required for HTTP mode only; ``defaults`` keeps the channels' and
+    the workspace's ``settings``.
     """
     app = AsyncApp(
         client=web_client,
@@ -54,7 +57,9 @@ def build_slack_app(
         name="vllm-report",
     )
     poster = SlackPoster(web_client, pace_s=pace_s, sleep=sleep, monotonic=monotonic)
-    bot = SlackBot(core, poster, clock=clock, claims=state, subscriptions=subscriptions)
+    bot = SlackBot(
+        core, poster, clock=clock, claims=state, subscriptions=subscriptions, defaults=defaults
+    )
     _BOTS[app] = bot
     if signing_secret:
         _SIGNED.add(app)

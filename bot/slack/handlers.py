@@ -14,6 +14,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.commands import messages
+from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import (
     AnswerBuild,
     CanManage,
@@ -28,6 +29,7 @@ from bot.commands.subscriptions import Subscriptions
 from bot.slack.dedup import Claims, Deliveries
 from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
+from bot.slack.people import slack_caller
 from bot.slack.post import SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack
 
@@ -48,6 +50,7 @@ class Origin:
     thread_ts: str | None = None  # mentions and DMs are answered in their thread
     response_url: str | None = None  # slash commands answer errors through it
     im: bool = False
+    team: str | None = None  # the workspace
 
 
 def ack_reply(text: str, *, public: bool = False) -> dict[str, Any]:
@@ -76,11 +79,12 @@ class SlackBot:
         claims: Claims | None = None,
         subscriptions: Subscriptions | None = None,
         jobs: Jobs | None = None,
+        defaults: DefaultsStore | None = None,
     ) -> None:
         self.poster = poster
         self._clock = clock
         self._deliveries = Deliveries(claims)
-        self._dispatch = Dispatcher(core, subscriptions, platform="slack")
+        self._dispatch = Dispatcher(core, subscriptions, platform="slack", defaults=defaults)
         self.jobs = jobs or Jobs()
 
     # -- entry points (called by the bolt listeners) ------------------------------------------
@@ -99,12 +103,14 @@ class SlackBot:
             channel=str(body.get("channel_id", "")),
             user=str(body.get("user_id", "")),
             response_url=body.get("response_url"),
+            team=body.get("team_id"),
         )
         outcome = await self._reported(
             self._dispatch.text(
                 message_text(body.get("text")),
                 channel=origin.channel,
                 can_manage=self._manager(origin),
+                caller=self._caller(origin),
             ),
             origin,
             failed="slack.command_failed",
@@ -142,6 +148,7 @@ class SlackBot:
             user=str(event["user"]),
             thread_ts=str(event.get("thread_ts") or ts),
             im=event.get("channel_type") == "im",
+            team=body.get("team_id") or event.get("team"),
         )
         log.info("slack.message", extra={"channel": channel, "im": origin.im})
         self.jobs.spawn(
@@ -173,7 +180,10 @@ class SlackBot:
 
     async def _message(self, text: str, origin: Origin) -> None:
         outcome = await self._dispatch.text(
-            text, channel=origin.channel, can_manage=self._manager(origin)
+            text,
+            channel=origin.channel,
+            can_manage=self._manager(origin),
+            caller=self._caller(origin),
         )
         if isinstance(outcome, DigestBuild | AnswerBuild):
             await self._build(outcome, origin)
@@ -190,6 +200,9 @@ class SlackBot:
         else:
             post = render_answer(await build.run())
         await self._deliver(post, origin, private=build.private)
+
+    def _caller(self, origin: Origin) -> Caller:
+        return slack_caller(self.poster.client, origin.channel, origin.user, origin.team)
 
     def _manager(self, origin: Origin) -> CanManage:
         return lambda: is_manager(self.poster.client, origin.channel, origin.user)

@@ -209,8 +209,11 @@ class FakeDiscord:
         who: dict[str, Any] = USER,
         permissions: int = MEMBER_PERMISSIONS,
         autocomplete: str | None = None,
+        locale: str = "en-US",
+        guild_locale: str = "en-US",
     ) -> str:
-        """Push an application command (or its autocomplete); the interaction token."""
+        """Push an application command (or its autocomplete) from a user whose client speaks
+        ``locale``, in a guild whose language is ``guild_locale``; the interaction token."""
         interaction_id = next(self._ids)
         token = f"interaction-token-{interaction_id}"
         opts = []
@@ -235,8 +238,8 @@ class FakeDiscord:
                 "member": {**member(who), "permissions": str(permissions)},
                 "data": {"id": str(APP_ID + 100), "name": name, "type": 1, "options": opts},
                 "app_permissions": str(MEMBER_PERMISSIONS),
-                "locale": "en-US",
-                "guild_locale": "en-US",
+                "locale": locale,
+                "guild_locale": guild_locale,
                 "entitlements": [],
                 "context": 0,
                 "authorizing_integration_owners": {"0": str(GUILD_ID)},

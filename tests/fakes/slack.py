@@ -4,6 +4,10 @@ Every Web API call is recorded (method, arguments, token). ``chat.postMessage`` 
 increasing ``ts`` values; failures (``not_in_channel``...) and 429s with ``Retry-After`` can be
 queued per method. ``apps.connections.open`` returns the ``ws://`` URL of the Socket Mode
 server, which sends envelopes on demand and records the acknowledgements it gets back.
+``users.info`` answers from :attr:`FakeSlack.people` (``tz`` always, ``locale`` only with
+``include_locale``, as Slack does); ``views.publish`` and ``views.open`` check the view's size
+and block count and record it. The payload builders at the end make slash commands, events,
+button clicks (``block_actions``) and modal submissions (``view_submission``) as Slack sends them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from aiohttp import WSMsgType, web
 BOT_USER = "UBOT0001"
 BOT_ID = "BBOT0001"
 TEAM = "T0000001"
+MAX_VIEW_BLOCKS = 100  # a modal or Home tab view holds at most 100 blocks
+MAX_VIEW_BYTES = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,7 @@ class FakeSlack:
     acks: list[dict[str, Any]] = field(default_factory=list)  # Socket Mode acknowledgements
     port: int = 0
     app_token: str = "xapp-1-test"
+    people: dict[str, dict[str, Any]] = field(default_factory=dict)  # users.info fields by id
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -202,10 +209,36 @@ class FakeSlack:
             return {"ok": True, "channel": {"id": "D" + users.split(",")[0].removeprefix("U")}}
         if method == "users.info":
             user = str(args.get("user", ""))
-            return {"ok": True, "user": {"id": user, "is_admin": user.startswith("UADMIN")}}
+            person = {
+                "id": user,
+                "is_admin": user.startswith("UADMIN"),
+                **self.people.get(user, {}),  # e.g. tz, tz_label, locale
+            }
+            if str(args.get("include_locale", "")).lower() not in ("1", "true"):
+                person.pop("locale", None)
+            return {"ok": True, "user": person}
+        if method in ("views.publish", "views.open"):
+            return self._view(method, args)
         if method == "conversations.info":
             return {"ok": True, "channel": {"id": args.get("channel"), "creator": "UCREATOR"}}
         return {"ok": False, "error": "unknown_method"}
+
+    @staticmethod
+    def _view(method: str, args: dict[str, Any]) -> dict[str, Any]:
+        view = args.get("view")
+        if isinstance(view, str):
+            view = json.loads(view)
+            args["view"] = view
+        if not isinstance(view, dict) or view.get("type") not in ("home", "modal"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if method == "views.publish" and not args.get("user_id"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if method == "views.open" and not args.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        blocks = view.get("blocks") or []
+        if len(blocks) > MAX_VIEW_BLOCKS or len(json.dumps(view)) > MAX_VIEW_BYTES:
+            return {"ok": False, "error": "invalid_blocks"}
+        return {"ok": True, "view": {"id": f"V{len(blocks):07d}", **view}}
 
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -333,4 +366,81 @@ def direct_message(
         "channel": "D0000001",
         "event_ts": ts,
         "channel_type": "im",
+    }
+
+
+def home_opened(*, user: str = "U0000001", tab: str = "home") -> dict[str, Any]:
+    """An ``app_home_opened`` event."""
+    return {
+        "type": "app_home_opened",
+        "user": user,
+        "channel": "D0000001",
+        "tab": tab,
+        "event_ts": "1700000000.000300",
+    }
+
+
+def block_actions_payload(
+    action_id: str,
+    value: str,
+    *,
+    user: str = "U0000001",
+    channel: str = "C0000001",
+    message_ts: str = "1700000001.000001",
+    response_url: str = "",
+    trigger_id: str = "trig-action-1",
+    container: str = "message",
+) -> dict[str, Any]:
+    """A button click (``block_actions``) on a message or on the Home tab."""
+    payload: dict[str, Any] = {
+        "type": "block_actions",
+        "team": {"id": TEAM, "domain": "fake"},
+        "user": {"id": user, "username": "alice", "team_id": TEAM},
+        "api_app_id": "A0000001",
+        "token": "legacy",
+        "trigger_id": trigger_id,
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": "actions",
+                "value": value,
+                "action_ts": "1700000002.000001",
+            }
+        ],
+    }
+    if container == "message":
+        payload["container"] = {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": False,
+        }
+        payload["channel"] = {"id": channel, "name": "general"}
+        payload["message"] = {"type": "message", "ts": message_ts, "text": ""}
+        payload["response_url"] = response_url
+    else:
+        payload["container"] = {"type": "view", "view_id": "VHOME0001"}
+        payload["view"] = {"id": "VHOME0001", "type": "home"}
+    return payload
+
+
+def view_submission_payload(
+    callback_id: str, values: Mapping[str, Mapping[str, Any]], *, user: str = "U0000001"
+) -> dict[str, Any]:
+    """A modal's submission: ``values`` maps block id to action id to its state."""
+    return {
+        "type": "view_submission",
+        "team": {"id": TEAM, "domain": "fake"},
+        "user": {"id": user, "username": "alice", "team_id": TEAM},
+        "api_app_id": "A0000001",
+        "token": "legacy",
+        "trigger_id": "trig-view-1",
+        "view": {
+            "id": "VMODAL001",
+            "type": "modal",
+            "callback_id": callback_id,
+            "private_metadata": "",
+            "state": {"values": {k: dict(v) for k, v in values.items()}},
+        },
     }

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.commands.defaults import DefaultsStore
 from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
 from bot.discord import ReportClient, build_discord_client
@@ -147,12 +148,18 @@ async def start_bot(
     """Start a bot (logged in, gateway READY) against the fake; closed after the test."""
     running: list[tuple[ReportClient, asyncio.Task[None]]] = []
 
-    async def start(core: ReportCore, now: datetime = NOW, **options: Any) -> ReportClient:
+    async def start(
+        core: ReportCore,
+        now: datetime = NOW,
+        defaults: DefaultsStore | None = None,
+        **options: Any,
+    ) -> ReportClient:
         settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
         client = build_discord_client(
             core,
             settings,
             subscriptions=subscriptions,
+            defaults=defaults,
             clock=lambda: now,
             guild_ready_timeout=0.01,
             **options,

@@ -66,6 +66,7 @@ async def test_login_syncs_commands_without_privileged_intents(
         "vllm-subscribe",
         "vllm-unsubscribe",
         "vllm-subscriptions",
+        "vllm-settings",
         "vllm-help",
     }
     report = next(c for c in synced if c["name"] == "vllm-report")

@@ -101,6 +101,9 @@ async def test_subscribe_by_mention_needs_manage_channels(
     assert in_channel(fake, CHANNEL_ID)[1].body["content"] == (
         "Subscribed: a vllm-project/vllm digest in zh, daily at 08:30 (Asia/Shanghai), in this "
         "channel. Next post: 2026-02-02 08:30 (UTC+8)."
+        " Time zone Asia/Shanghai is the repository's report time zone; choose another with "
+        "`subscribe tz:Europe/Berlin`, or set this channel's with "
+        "`/vllm-settings tz:Europe/Berlin`."
     )
     [saved] = await subscriptions.list("discord", str(CHANNEL_ID))
     assert (saved.time, saved.timezone, saved.lang, saved.platform) == (

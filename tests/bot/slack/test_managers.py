@@ -90,6 +90,9 @@ async def test_only_managers_subscribe(
     assert reply == (
         "Subscribed: a vllm-project/vllm digest in zh, daily at 09:30 (Asia/Shanghai), in this "
         "channel. Next post: 2026-02-02 09:30 (UTC+8)."
+        " Time zone Asia/Shanghai is the repository's report time zone; choose another with "
+        "`subscribe tz:Europe/Berlin`, or set this channel's with "
+        "`/vllm-report settings tz:Europe/Berlin`."
     )
     assert [(s.channel, s.time, s.timezone, s.lang) for s in store.items] == [
         ("C0000001", "09:30", "Asia/Shanghai", "zh")
@@ -123,6 +126,9 @@ async def test_a_change_is_shown_to_the_channel(
         "text": (
             "Subscribed: a vllm-project/vllm digest in en, daily at 11:21 (Asia/Shanghai), in "
             "this channel. Next post: 2026-02-02 11:21 (UTC+8)."
+            " Time zone Asia/Shanghai is the repository's report time zone; choose another with "
+            "`subscribe tz:Europe/Berlin`, or set this channel's with "
+            "`/vllm-report settings tz:Europe/Berlin`."
         ),
     }
 
@@ -150,6 +156,9 @@ async def test_subscribe_by_mention_is_answered_in_the_thread(
     assert post["text"] == (
         "Subscribed: a vllm-project/vllm digest in en, daily at 08:30 (Asia/Shanghai), in this "
         "channel. Next post: 2026-02-02 08:30 (UTC+8)."
+        " Time zone Asia/Shanghai is the repository's report time zone; choose another with "
+        "`subscribe tz:Europe/Berlin`, or set this channel's with "
+        "`/vllm-report settings tz:Europe/Berlin`."
     )
     assert post["thread_ts"] == "1769839200.000100" and not fake.called("chat.postEphemeral")
     assert [s.time for s in store.items] == ["08:30"]

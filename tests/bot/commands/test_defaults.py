@@ -1,0 +1,115 @@
+"""Which language, zone and repository a command gets: option, channel, workspace, user, config."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.commands.defaults import Caller, Defaults, DefaultsStore, Resolver, locale_lang
+from bot.commands.grammar import DigestCommand, Options, SettingsCommand, UsageError, parse
+from bot.commands.runner import ReportCore
+from config.settings import AppConfig, load_config
+from digest.backends.sqlite.state import SQLiteState
+
+NOW = datetime(2026, 2, 1, 4, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[DefaultsStore]:
+    state = SQLiteState(":memory:", clock=lambda: NOW)
+    yield DefaultsStore(state)
+    await state.close()
+
+
+def _says(value: str | None) -> Caller:
+    async def locale() -> str | None:
+        return value
+
+    return Caller("C1", "T1", locale=locale)
+
+
+@pytest.mark.parametrize(
+    ("locale", "lang"),
+    [
+        ("zh-CN", "zh"),
+        ("zh-TW", "zh"),
+        ("zh_HK", "zh"),
+        ("en-GB", "en"),
+        ("de-DE", None),
+        (None, None),
+    ],
+)
+def test_a_locale_names_its_report_language(locale: str | None, lang: str | None) -> None:
+    """Every Chinese locale reads Chinese, every English one English; others say nothing."""
+    assert locale_lang(locale) == lang
+
+
+async def test_precedence_option_channel_workspace_user_config(store: DefaultsStore) -> None:
+    """The command's option beats the channel, the channel the workspace, the workspace the
+    user's locale, and the locale the configured default."""
+    resolver = Resolver(store, "slack", "en")
+    bare = DigestCommand("today")
+    assert (await resolver.digest(bare, _says(None))).options.lang == "en"
+    assert (await resolver.digest(bare, _says("zh-CN"))).options.lang == "zh"
+    await store.put("slack", "workspace", "T1", Defaults(lang="en", repo="sgl-project/sglang"))
+    assert (await resolver.digest(bare, _says("zh-CN"))).options.lang == "en"
+    await store.put("slack", "channel", "C1", Defaults(lang="zh", topics=("rocm",)))
+    made = await resolver.digest(bare, _says("en-US"))
+    assert (made.options.lang, made.options.repo, made.topics) == (
+        "zh",
+        "sgl-project/sglang",
+        ("rocm",),
+    )
+    explicit = DigestCommand("today", options=Options(lang="en"))
+    assert (await resolver.digest(explicit, _says("zh-CN"))).options.lang == "en"
+
+
+async def test_defaults_are_kept_per_platform_and_survive_a_new_store(store: DefaultsStore) -> None:
+    """A Slack channel's defaults are not a Discord channel's of the same id."""
+    await store.put("slack", "channel", "1", Defaults(lang="zh"))
+    assert await store.get("discord", "channel", "1") == Defaults()
+    assert await store.get("slack", "channel", "1") == Defaults(lang="zh")
+
+
+def test_the_configured_default_language_is_the_last_resort() -> None:
+    """`default_lang: zh` in the configuration makes the core's fallback Chinese."""
+    config = AppConfig.model_validate({**load_config().model_dump(), "default_lang": "zh"})
+
+    async def never(request: object) -> object:
+        raise AssertionError
+
+    core = ReportCore(config=config, get_digest=never, clock=lambda: NOW)  # type: ignore[arg-type]
+    assert core.default_lang == "zh"
+
+
+@pytest.mark.parametrize(
+    ("text", "scope", "changes"),
+    [
+        ("settings", "channel", False),
+        ("settings lang:zh tz:Europe/Berlin", "channel", True),
+        ("settings workspace repo:sgl-project/sglang", "workspace", True),
+        ("settings server reset", "workspace", True),
+    ],
+)
+def test_settings_grammar(text: str, scope: str, changes: bool) -> None:
+    """`settings [workspace|server] [reset]` with options; alone it only shows."""
+    command = parse(text)
+    assert isinstance(command, SettingsCommand)
+    assert (command.scope, command.changes) == (scope, changes)
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("settings reset lang:zh", "takes no options"),
+        ("settings time:09:00", "only with subscribe"),
+        ("settings tz:not a zone", "unexpected"),
+        ("settings private", "not by direct message"),
+    ],
+)
+def test_bad_settings_are_refused_clearly(text: str, hint: str) -> None:
+    """Settings that cannot be kept say why."""
+    with pytest.raises(UsageError, match=hint):
+        parse(text)

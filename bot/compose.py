@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
 
     from bot.discord.client import ReportClient
+    from bot.site.chat import ChatExtras
     from digest.ask import AnswerWriter
 
 log = logging.getLogger(__name__)
@@ -450,8 +451,9 @@ def build_services(
     chosen = plan(settings)
     channels = ChannelSubscriptions(runtime.subscriptions, config, clock)
     posts: dict[str, ChannelPost] = {}
-    slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts)
-    discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts)
+    extras = _chat_extras(settings, config, runtime)
+    slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts, extras)
+    discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts, extras)
     core = runtime.core
     scheduler = Scheduler(
         subscriptions=runtime.subscriptions,
@@ -483,6 +485,15 @@ def build_services(
     )
 
 
+def _chat_extras(settings: Settings, config: AppConfig, runtime: ServeRuntime) -> ChatExtras | None:
+    """The day's chart and page link for the daily posts, over the runtime's mirror."""
+    if not isinstance(runtime, Runtime):
+        return None
+    from bot.site.chat import ChatExtras
+
+    return ChatExtras(store=runtime.store, config=config, site_url=settings.site_url)
+
+
 def _slack(
     settings: Settings,
     chosen: Plan,
@@ -491,6 +502,7 @@ def _slack(
     clock: Callable[[], datetime],
     pace_s: float,
     posts: dict[str, ChannelPost],
+    extras: ChatExtras | None = None,
 ) -> SlackFrontEnd | None:
     if not chosen.slack:
         return None
@@ -513,7 +525,11 @@ def _slack(
         defaults=DefaultsStore(runtime.state),
         pace_s=pace_s,
     )
-    posts["slack"] = SlackDaily(slack_bot(app).poster)  # one pace per channel
+    posts["slack"] = SlackDaily(  # one pace per channel
+        slack_bot(app).poster,
+        chart=extras.chart if extras is not None else None,
+        page_url=extras.page_url if extras is not None else None,
+    )
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
     return SlackFrontEnd(
         app,
@@ -530,6 +546,7 @@ def _discord(
     channels: ChannelSubscriptions,
     clock: Callable[[], datetime],
     posts: dict[str, ChannelPost],
+    extras: ChatExtras | None = None,
 ) -> tuple[ReportClient | None, str | None]:
     token = settings.discord.token
     if not chosen.discord or token is None:
@@ -544,7 +561,11 @@ def _discord(
         defaults=DefaultsStore(runtime.state),
         clock=clock,
     )
-    posts["discord"] = DiscordDaily(client)
+    posts["discord"] = DiscordDaily(
+        client,
+        chart=extras.chart if extras is not None else None,
+        page_url=extras.page_url if extras is not None else None,
+    )
     return client, token.get_secret_value()
 
 

@@ -8,6 +8,8 @@ that is not a text channel) the sections follow the parent where it went.
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
@@ -16,6 +18,7 @@ import discord
 
 from bot.discord.render import DiscordPost, MessageSpec, render_discord, render_text
 from digest.models import Digest
+from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,10 @@ PartSent = Callable[[int, str], Awaitable[None]]
 """Awaited after each message Discord accepted: its index (0 is the parent) and its id. A thread
 started from a message has that message's id, so the parent's id also names the thread."""
 SentFn = Callable[[], Awaitable[None]]
+ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
+"""The digest's chart for chat, or ``None`` when it has none (never raises)."""
+PageUrlFn = Callable[[Digest], str | None]
+"""The digest's page on the report website, or ``None`` when it has none."""
 
 
 async def _nothing(index: int, message_id: str) -> None:
@@ -55,6 +62,42 @@ def channel_sender(channel: discord.abc.Messageable) -> Send:
         return await channel.send(**message_kwargs(spec))
 
     return send
+
+
+def image_sender(channel: discord.abc.Messageable, image: ChartImage) -> Send:
+    """A :data:`Send` whose first message carries ``image``, shown in its first embed.
+
+    When Discord refuses the upload, that message goes again without the image: a chart
+    never stops the digest.
+    """
+    first = True
+
+    async def send(spec: MessageSpec) -> discord.Message:
+        nonlocal first
+        if not first:
+            return await channel.send(**message_kwargs(spec))
+        first = False
+        kwargs = message_kwargs(spec)
+        if kwargs["embeds"]:
+            kwargs["embeds"][0].set_image(url=f"attachment://{image.filename}")
+        upload = discord.File(io.BytesIO(image.png), filename=image.filename, description=image.alt)
+        try:
+            return await channel.send(**kwargs, file=upload)
+        except discord.HTTPException as exc:
+            http_failed("discord.chart_failed", exc, image=image.filename)
+            return await channel.send(**message_kwargs(spec))
+
+    return send
+
+
+def with_page_link(post: DiscordPost, url: str) -> DiscordPost:
+    """``post`` whose parent embed's title links to the digest's web page."""
+    embeds = post.parent.embeds
+    if not embeds:
+        return post
+    first = dataclasses.replace(embeds[0], url=url)
+    parent = dataclasses.replace(post.parent, embeds=(first, *embeds[1:]))
+    return dataclasses.replace(post, parent=parent)
 
 
 async def send_parts(
@@ -113,12 +156,23 @@ async def post_thread(
 class DiscordDaily:
     """The daily post in a Discord channel: the digest as a thread, or the quiet-day line.
 
+    With ``chart``, the day's chart is attached to the parent and shown in its embed; with
+    ``page_url``, the parent embed's title links to the day's page on the report website.
+
     A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
     has been awaited, a thread or reply Discord refuses is logged and ends the thread.
     """
 
-    def __init__(self, client: discord.Client) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        chart: ChartFn | None = None,
+        page_url: PageUrlFn | None = None,
+    ) -> None:
         self._client = client
+        self._chart = chart
+        self._page_url = page_url
 
     async def _channel(self, channel_id: int) -> Any:
         found = self._client.get_channel(channel_id)
@@ -138,10 +192,15 @@ class DiscordDaily:
         if isinstance(content, str):
             await send_parts(send, render_text(content), sent=sent)
             return
+        post = render_discord(content)
+        url = self._page_url(content) if self._page_url is not None else None
+        if url is not None:
+            post = with_page_link(post, url)
+        image = await self._chart(content) if self._chart is not None else None
+        if image is not None:
+            send = image_sender(channel, image)
         try:
-            await post_thread(
-                render_discord(content), channel=channel, send=send, sent=sent, strict=True
-            )
+            await post_thread(post, channel=channel, send=send, sent=sent, strict=True)
         except discord.HTTPException as exc:
             if not parent_out:
                 raise

@@ -208,8 +208,8 @@ class SiteBuilder:
         dates, current = report_days(
             now, conf.timezone, conf.day_start, options.days, options.since
         )
-        days = [_Day(d, _window(d, conf.timezone, conf.day_start)) for d in dates]
-        waiting = _Day(current, _window(current, conf.timezone, conf.day_start))
+        days = [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in dates]
+        waiting = _Day(current, report_window(current, conf.timezone, conf.day_start))
         sync_failure = ""
         if days:
             span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
@@ -248,7 +248,7 @@ class SiteBuilder:
             except ValueError:
                 continue
             if head == base and when not in known and when < waiting.date:
-                days.append(_Day(when, _window(when, conf.timezone, conf.day_start)))
+                days.append(_Day(when, report_window(when, conf.timezone, conf.day_start)))
                 known.add(when)
         for day in days:
             if not day.digests:
@@ -403,7 +403,7 @@ class SiteBuilder:
         return f"{options.site_url.rstrip('/')}/{base}/{name}" if options.site_url else name
 
 
-def _window(day: date, timezone: str, day_start: str) -> Window:
+def report_window(day: date, timezone: str, day_start: str) -> Window:
     """The report window of ``day``: from its cut-off to the next day's."""
     tz, start = zone(timezone), parse_day_start(day_start)
     end = cutoff(day + timedelta(days=1), tz, start)

@@ -13,11 +13,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.render import SlackMessage, SlackPost, render_slack, render_text
+from bot.slack.render import SlackMessage, SlackPost, render_slack, render_text, with_page_link
+from digest.i18n.site import site_t
 from digest.models import Digest
+from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +28,10 @@ Sleep = Callable[[float], Awaitable[None]]
 PartSent = Callable[[int, str], Awaitable[None]]
 """Awaited after each message of a thread Slack accepted: its index (0 is the parent), its ts."""
 SentFn = Callable[[], Awaitable[None]]
+ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
+"""The digest's chart for chat, or ``None`` when it has none (never raises)."""
+PageUrlFn = Callable[[Digest], str | None]
+"""The digest's page on the report website, or ``None`` when it has none."""
 MAX_RATE_LIMIT_RETRIES = 4
 MAX_RETRY_AFTER_S = 120.0
 
@@ -151,6 +158,33 @@ class SlackPoster:
             await sent(index, ts)
         return parent_ts
 
+    async def upload_chart(self, channel: str, thread_ts: str, image: ChartImage) -> bool:
+        """Upload ``image`` into the thread ``thread_ts`` with its alt text (files_upload_v2).
+
+        A failure is logged and returns ``False``: a chart never stops the digest.
+        """
+        try:
+            await self._pacer.run(
+                channel,
+                lambda: self.client.files_upload_v2(
+                    channel=channel,
+                    thread_ts=thread_ts,
+                    content=image.png,
+                    filename=image.filename,
+                    title=image.title,
+                    alt_txt=image.alt,
+                ),
+            )
+        except SlackApiError as exc:
+            log.warning("slack.chart_failed", extra={"channel": channel, "error": slack_error(exc)})
+            return False
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning(
+                "slack.chart_failed", extra={"channel": channel, "error": type(exc).__name__}
+            )
+            return False
+        return True
+
     async def open_dm(self, user: str) -> str:
         """The id of the direct-message channel with ``user``."""
         response = await self.client.conversations_open(users=user)
@@ -169,17 +203,34 @@ class SlackPoster:
 class SlackDaily:
     """The daily post in a Slack channel: the digest as a thread, or the one quiet-day line.
 
+    With ``chart``, the day's chart is uploaded first into the thread; with ``page_url``, the
+    parent links to the day's page on the report website.
+
     A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
     has been awaited, a reply Slack refuses is logged and ends the thread.
     """
 
-    def __init__(self, poster: SlackPoster) -> None:
+    def __init__(
+        self,
+        poster: SlackPoster,
+        *,
+        chart: ChartFn | None = None,
+        page_url: PageUrlFn | None = None,
+    ) -> None:
         self._poster = poster
+        self._chart = chart
+        self._page_url = page_url
 
     async def __call__(self, channel: str, content: Digest | str, parent_sent: SentFn) -> None:
-        post = (
-            SlackPost(render_text(content)) if isinstance(content, str) else render_slack(content)
-        )
+        image: ChartImage | None = None
+        if isinstance(content, str):
+            post = SlackPost(render_text(content))
+        else:
+            post = render_slack(content)
+            url = self._page_url(content) if self._page_url is not None else None
+            if url is not None:
+                post = with_page_link(post, url, site_t("site.page_link", content.lang))
+            image = await self._chart(content) if self._chart is not None else None
         parent_out = False
 
         async def sent(index: int, ts: str) -> None:
@@ -187,6 +238,8 @@ class SlackDaily:
             if index == 0:
                 parent_out = True
                 await parent_sent()
+                if image is not None:  # first in the thread, above the sections
+                    await self._poster.upload_chart(channel, ts, image)
 
         try:
             await self._poster.post_thread(channel, post, sent=sent)

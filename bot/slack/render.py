@@ -184,6 +184,19 @@ def render_slack(digest: Digest) -> SlackPost:
     return SlackPost(parent, tuple(replies))
 
 
+def with_page_link(post: SlackPost, url: str, label: str) -> SlackPost:
+    """``post`` with a link to the digest's web page ending the parent's context line."""
+    blocks = [dict(block) for block in post.parent.get("blocks", [])]
+    for block in reversed(blocks):
+        elements = block.get("elements")
+        if block.get("type") == "context" and elements:
+            last = dict(elements[-1])
+            last["text"] = f"{last['text']} · {link(url, label)}"
+            block["elements"] = [*elements[:-1], last]
+            return SlackPost({**post.parent, "blocks": blocks}, post.replies)
+    return post
+
+
 def render_answer(answer: Answer) -> SlackPost:
     """An answer: the question quoted, the linked text, notes and the window searched."""
     words = labels(answer.lang)

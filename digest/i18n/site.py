@@ -39,6 +39,7 @@ SITE: Mapping[str, tuple[str, str]] = {
     "site.date": ("日期", "Date"),
     "site.hour": ("小时", "Hour"),
     "site.empty_list": ("无", "None"),
+    "site.page_link": ("📄 网页版", "📄 On the web"),
     # charts
     "chart.opened_issues": ("新 Issue", "Opened issues"),
     "chart.opened_prs": ("新 PR", "Opened PRs"),

@@ -19,6 +19,7 @@ from datetime import date, timedelta
 from functools import cache
 from typing import TYPE_CHECKING
 
+from digest.i18n import t
 from digest.i18n.site import site_t
 from digest.models import Comment, Counts, Item, Window
 from digest.windows import zone
@@ -57,6 +58,22 @@ class Chart:
     @property
     def total(self) -> int:
         return sum(sum(values) for _, values in self.series)
+
+
+@dataclass(frozen=True, slots=True)
+class ChartImage:
+    """A chart drawn for chat: the PNG, its text alternative, a title and a file name."""
+
+    png: bytes
+    alt: str
+    title: str
+    filename: str
+
+
+def chat_image(chart: Chart, name: str) -> ChartImage:
+    """``chart`` as a PNG for chat, described by its title and summary."""
+    alt = f"{chart.title}{t('common.colon', chart.lang)}{chart.summary}"
+    return ChartImage(render_png(chart), alt, chart.title, name)
 
 
 @cache

@@ -166,6 +166,11 @@ def _env() -> Environment:
     return env
 
 
+def page_path(repo: str, day: str, lang: str) -> str:
+    """Where a report day's page lives in the site: ``vllm-project/vllm/2026-03-10/zh/``."""
+    return f"{repo.lower()}/{day}/{lang}/"
+
+
 def anchor(section_id: str) -> str:
     """The HTML id of a section: ``topic:rocm`` → ``topic-rocm``."""
     return _SLUG.sub("-", section_id.lower()).strip("-") or "section"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 APP_ID = 900000000000000001
 BOT_ID = 900000000000000002
@@ -93,6 +93,7 @@ class Call:
     status: int = 200
     flags: int = 0  # the flags of the message it created, as Discord would store them
     response: Any = None
+    files: list[dict[str, Any]] = field(default_factory=list)  # multipart uploads: name, data
 
     def matches(self, method: str, pattern: str) -> bool:
         return self.method == method and re.fullmatch(pattern, self.path) is not None
@@ -539,8 +540,22 @@ class FakeDiscord:
         return 404, {"message": f"Unknown route {method} {path}", "code": 0}
 
     async def _rest(self, request: web.Request) -> web.Response:
-        raw = await request.read()
-        body = json.loads(raw) if raw and request.content_type == "application/json" else None
+        body: Any = None
+        files: list[dict[str, Any]] = []
+        if request.content_type == "multipart/form-data":  # a message with attachments
+            async for part in await request.multipart():
+                if not isinstance(part, BodyPartReader):
+                    continue
+                if part.name == "payload_json":
+                    body = json.loads(await part.text())
+                else:
+                    data = await part.read()
+                    files.append(
+                        {"field": part.name, "filename": part.filename, "data": bytes(data)}
+                    )
+        else:
+            raw = await request.read()
+            body = json.loads(raw) if raw and request.content_type == "application/json" else None
         call = Call(
             request.method,
             request.match_info["tail"],
@@ -551,6 +566,7 @@ class FakeDiscord:
                 for k, v in request.headers.items()
                 if k.lower() in ("authorization", "content-type", "user-agent")
             },
+            files=files,
         )
         headers: dict[str, str] = {}
         rule = next((r for r in self._rules if call.matches(r.method, r.pattern)), None)

@@ -2,8 +2,10 @@
 
 Every Web API call is recorded (method, arguments, token). ``chat.postMessage`` returns
 increasing ``ts`` values; failures (``not_in_channel``...) and 429s with ``Retry-After`` can be
-queued per method. ``apps.connections.open`` returns the ``ws://`` URL of the Socket Mode
-server, which sends envelopes on demand and records the acknowledgements it gets back.
+queued per method. File uploads (``files.getUploadURLExternal``, the upload URL it returns, then
+``files.completeUploadExternal``) keep each file's bytes in ``uploads``.
+``apps.connections.open`` returns the ``ws://`` URL of the Socket Mode server, which sends
+envelopes on demand and records the acknowledgements it gets back.
 ``users.info`` answers from :attr:`FakeSlack.people` (``tz`` always, ``locale`` only with
 ``include_locale``, as Slack does); ``views.publish`` and ``views.open`` check the view's size
 and block count and record it. The payload builders at the end make slash commands, events,
@@ -57,6 +59,7 @@ class FakeSlack:
     calls: list[Call] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)  # posts to response URLs
     acks: list[dict[str, Any]] = field(default_factory=list)  # Socket Mode acknowledgements
+    uploads: dict[str, bytes] = field(default_factory=dict)  # file id -> bytes uploaded
     port: int = 0
     app_token: str = "xapp-1-test"
     people: dict[str, dict[str, Any]] = field(default_factory=dict)  # users.info fields by id
@@ -137,6 +140,7 @@ class FakeSlack:
         app.router.add_post("/api/{method}", self._api)
         app.router.add_get("/api/{method}", self._api)
         app.router.add_post("/respond/{name}", self._respond)
+        app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/link", self._socket)
         return app
 
@@ -150,7 +154,7 @@ class FakeSlack:
         else:
             args = dict(await request.post())
         args = {**dict(request.query), **args}
-        for key in ("blocks",):
+        for key in ("blocks", "files"):
             if isinstance(args.get(key), str):
                 args[key] = json.loads(args[key])
         auth = request.headers.get("Authorization", "")
@@ -202,6 +206,15 @@ class FakeSlack:
                 "ts": ts,
                 "message": {"text": args.get("text", ""), "ts": ts},
             }
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{len(self.calls) + 1:08d}"
+            return {"ok": True, "upload_url": f"{self.base}/upload/{file_id}", "file_id": file_id}
+        if method == "files.completeUploadExternal":
+            files = args.get("files") or []
+            missing = [f for f in files if f.get("id") not in self.uploads]
+            if missing:
+                return {"ok": False, "error": "file_not_found"}
+            return {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"{1_800_000_000 + len(self.calls)}.000000"}
         if method == "conversations.open":
@@ -239,6 +252,13 @@ class FakeSlack:
         if len(blocks) > MAX_VIEW_BLOCKS or len(json.dumps(view)) > MAX_VIEW_BYTES:
             return {"ok": False, "error": "invalid_blocks"}
         return {"ok": True, "view": {"id": f"V{len(blocks):07d}", **view}}
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        data = await request.read()
+        async with self._changed:
+            self.uploads[request.match_info["file_id"]] = data
+            self._changed.notify_all()
+        return web.Response(text=f"OK - {len(data)}")
 
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()

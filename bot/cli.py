@@ -36,6 +36,8 @@ log = logging.getLogger("vllm_report")
 
 _EPILOG = """\
 windows: today (default), yesterday, week, Nd (e.g. 3d), YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD
+the chat grammar works here too: vllm-report help, vllm-report topic rocm week,
+  vllm-report week lang:zh repo:owner/name
 other commands:
   vllm-report ask "what's new in ROCm?"   a short linked answer
   vllm-report serve                       run the Slack/Discord bot and the daily posts
@@ -73,7 +75,12 @@ def _digest_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("window", nargs="?", default="today", help="the window (default: today)")
+    parser.add_argument(
+        "words",
+        nargs="*",
+        metavar="COMMAND",
+        help="the chat grammar: a window (default: today), `topic NAME [WINDOW]`, `help`",
+    )
     parser.add_argument("--version", action=_VersionAction)
     _common(parser)
     parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
@@ -186,7 +193,7 @@ async def _run_digest(
             args.window,
             repo=args.repo,
             lang=args.lang,
-            topics=tuple(args.topic) if args.topic else None,
+            topics=tuple(args.topic) if args.topic else args.topics,
             writer=args.writer,
             timezone=args.tz,
             day_start=args.day_start,
@@ -257,8 +264,16 @@ def main(
             _logging(aargs.verbose, err)
             _run(_run_ask(aargs, *_settings(aargs, err), out, err))
             return EXIT_OK
-        dargs = _digest_parser().parse_args(args_list)
+        parser = _digest_parser()
+        dargs = parser.parse_args(args_list)
+        if [w.lower() for w in dargs.words] in (["help"], ["-h"]):
+            out.write(parser.format_help())
+            return EXIT_OK
         _logging(dargs.verbose, err)
+        if _chat_words(dargs):  # a question in the chat grammar, as `ask` would take it
+            dargs.question = dargs.words
+            _run(_run_ask(dargs, *_settings(dargs, err), out, err))
+            return EXIT_OK
         _run(_run_digest(dargs, *_settings(dargs, err), out, err))
         return EXIT_OK
     except SystemExit as exc:  # argparse: --help or a usage error
@@ -272,6 +287,24 @@ def main(
         return 130
     except Exception as exc:  # noqa: BLE001 - one line each; _failed logs the unexpected
         return _failed(exc, err)
+
+
+def _chat_words(args: argparse.Namespace) -> bool:
+    """Read the positional words with the chat grammar into ``args`` (window, topics, repo and
+    lang options); true when they ask a question. Chat-only commands are refused clearly."""
+    from bot.commands.grammar import AskCommand, DigestCommand, UsageError, parse
+
+    command = parse(" ".join(args.words))
+    if isinstance(command, AskCommand):
+        return True
+    if not isinstance(command, DigestCommand):
+        word = args.words[0].lower()
+        raise UsageError(f"`{word}` works in Slack and Discord, where it changes a channel")
+    args.window, args.topics = command.window, command.topics
+    args.repo = args.repo or command.options.repo
+    args.lang = args.lang or command.options.lang
+    args.writer = args.writer or command.writer
+    return False
 
 
 def _failed(exc: Exception, err: TextIO) -> int:

@@ -355,3 +355,36 @@ async def test_next_day_reports_the_follow_up_of_a_hot_issue(tmp_path: Path, now
     assert sections["followups"]["cites"][:2] == [hot, 49999]
     assert "🔁 Follow-ups" in markdown.out and "fixed by" in markdown.out
     assert "🔁 后续进展" in chinese.out and "已由" in chinese.out
+
+
+async def test_the_chat_grammar_works_on_the_command_line(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """`vllm-report topic rocm week lang:zh` is the chat command; `help` prints the help."""
+    env = {"GITHUB_API_URL": github.url}
+    run = await _cli("topic", "rocm", "week", "lang:zh", "--format", "json", env=env, tmp=tmp_path)
+    assert run.code == 0, run.err
+    digest = json.loads(run.out)
+    assert digest["lang"] == "zh"
+    assert [s["title"] for s in digest["sections"] if "ROCm" in s["title"]]
+    start, end = (datetime.fromisoformat(digest["window"][k]) for k in ("start", "end"))
+    assert end - start == timedelta(days=7)
+    shown = await _cli("help", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert shown.code == 0 and shown.out.startswith("usage: vllm-report")
+    assert "vllm-report topic rocm week" in shown.out
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["subscribe"], "`subscribe` works in Slack and Discord"),
+        (["topic"], "say which topic"),
+        (["topic", "rocm", "tomorrow"], "unknown window 'tomorrow'"),
+    ],
+)
+async def test_chat_only_or_malformed_commands_exit_2_with_the_chat_words(
+    words: list[str], said: str, tmp_path: Path
+) -> None:
+    """The command line refuses what only makes sense in a channel, in the grammar's words."""
+    run = await _cli(*words, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert run.code == 2 and said in run.err and "Traceback" not in run.err

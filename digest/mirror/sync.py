@@ -446,7 +446,8 @@ class Syncer:
         partial = _partial_of(state, stream, start, end)
         since = start
         if partial is not None:
-            attempted, since = partial
+            attempted, reached_before = partial
+            since = max(start, reached_before)
             if since >= end + EDIT_SLACK:  # this stream is complete, the other one was not
                 return state, True
             if self._clock() - attempted < SEARCH_FRESH:
@@ -503,11 +504,18 @@ def _partial_key(stream: CommentStream, start: datetime, end: datetime) -> str:
 def _partial_of(
     state: SyncState, stream: CommentStream, start: datetime, end: datetime
 ) -> tuple[datetime, datetime] | None:
-    """When an earlier read of ``stream`` for this window stopped, and how far it had got."""
-    value = state.etags.get(_partial_key(stream, start, end))
-    attempted, _, reached = (value or "").partition(" ")
-    when, upto = parse_time(attempted or None), parse_time(reached or None)
-    return None if when is None or upto is None else (when, upto)
+    """When an earlier read of ``stream`` for a window holding this one stopped, and how far
+    it had got (the furthest such read); ``None`` when there was none."""
+    best: tuple[datetime, datetime] | None = None
+    for key, value in state.etags.items():
+        span = _span_of(key, f"partial-{stream}")
+        if span is None or not (span[0] <= start and end <= span[1]):
+            continue
+        attempted, _, reached = value.partition(" ")
+        when, upto = parse_time(attempted or None), parse_time(reached or None)
+        if when is not None and upto is not None and (best is None or upto > best[1]):
+            best = (when, upto)
+    return best
 
 
 def _mark_partial(

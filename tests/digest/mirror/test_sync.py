@@ -537,3 +537,23 @@ async def test_old_comments_over_budget_are_not_read_again_minutes_later(
     assert await old_pages() == set()
     rig.clock.advance(timedelta(minutes=30))
     assert not (await old_pages()) & first  # it goes on from where it stopped
+
+
+async def test_rolling_window_reads_no_old_comment_page_again_a_minute_later(
+    rig_factory: RigFactory,
+) -> None:
+    """A rolling window whose old comments were over budget costs only the 304s a minute on."""
+    data = generate(days=6, now=DEFAULT_NOW, seed=5)
+    rig = await rig_factory(data, backfill_days=3, old_comment_pages=1)
+    rig.clock.advance(timedelta(seconds=0.345678))
+
+    def rolling() -> Window:
+        now = rig.clock().replace(second=0, microsecond=0)
+        return Window(now - timedelta(days=5), now)
+
+    first = await rig.syncer.ensure(REPO, rolling())
+    assert "hot discussions may be incomplete" in " ".join(first.notes)
+    rig.clock.advance(timedelta(minutes=1, microseconds=250001))
+    again = await rig.syncer.ensure(REPO, rolling())
+    assert again.requests <= 3 and not again.used_search
+    assert "hot discussions may be incomplete" in " ".join(again.notes)

@@ -285,6 +285,7 @@ async def build_runtime(
             sync=mirror_sync,
             answerer=answerer,
             web_url=gh.web_url,
+            site_url=settings.site_url,
         )
         log.info("runtime.ready", extra={"store": type(store).__name__, "writers": sorted(writers)})
         yield Runtime(
@@ -529,6 +530,7 @@ def _slack(
         slack_bot(app).poster,
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
+        site_url=settings.site_url,
     )
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
     return SlackFrontEnd(
@@ -565,6 +567,7 @@ def _discord(
         client,
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
+        site_url=settings.site_url,
     )
     return client, token.get_secret_value()
 

@@ -54,6 +54,7 @@ class Core(Protocol):
     config: AppConfig
     default_lang: str
     clock: Callable[[], datetime]
+    site_url: str | None  # the report website, where chat links long lists in full
 
     async def digest(self, command: DigestCommand) -> Digest: ...
 

@@ -74,11 +74,13 @@ class ReportCore:
         sync: Sync | None = None,
         answerer: AnswerWriter | None = None,
         web_url: str = "https://github.com",
+        site_url: str | None = None,
     ) -> None:
         self.config = config
         self._get_digest = get_digest
         self._clock = clock
         self.clock = clock
+        self.site_url = site_url
         self.default_writer = default_writer
         self.default_lang = default_lang = default_lang or config.default_lang
         self._fingerprint = config_fingerprint(config)

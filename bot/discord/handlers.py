@@ -108,7 +108,8 @@ class DiscordFrontEnd:
         await interaction.response.defer(thinking=True, ephemeral=build.private)
         digest = await self._guarded(interaction, command, build.run())
         if not isinstance(digest, Failed):
-            await self._deliver(interaction, render_discord(digest), private=build.private)
+            post = render_discord(digest, site_url=self.core.site_url)
+            await self._deliver(interaction, post, private=build.private)
 
     async def ask(self, interaction: Interaction, command: AskCommand) -> None:
         """``/vllm-ask``: a short linked answer as follow-ups."""
@@ -328,7 +329,7 @@ class DiscordFrontEnd:
             return
         async with message.channel.typing():
             if isinstance(outcome, DigestBuild):
-                post = render_discord(await outcome.run())
+                post = render_discord(await outcome.run(), site_url=self.core.site_url)
                 specs, name = post.messages, post.thread_name
             else:
                 specs = render_answer(await outcome.run())

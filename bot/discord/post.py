@@ -169,10 +169,12 @@ class DiscordDaily:
         *,
         chart: ChartFn | None = None,
         page_url: PageUrlFn | None = None,
+        site_url: str | None = None,
     ) -> None:
         self._client = client
         self._chart = chart
         self._page_url = page_url
+        self._site_url = site_url
 
     async def _channel(self, channel_id: int) -> Any:
         found = self._client.get_channel(channel_id)
@@ -192,7 +194,7 @@ class DiscordDaily:
         if isinstance(content, str):
             await send_parts(send, render_text(content), sent=sent)
             return
-        post = render_discord(content)
+        post = render_discord(content, site_url=self._site_url)
         url = self._page_url(content) if self._page_url is not None else None
         if url is not None:
             post = with_page_link(post, url)

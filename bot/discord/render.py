@@ -11,6 +11,7 @@ from bot.discord.markdown import escape, neutralize
 from bot.discord.pack import Unit, pack, units
 from digest import i18n
 from digest.models import Answer, Digest, Section
+from digest.render.chat import for_chat
 from digest.windows import format_moment, format_window
 
 COLOR = 0x1F6FEB
@@ -172,8 +173,13 @@ def section_messages(section: Section) -> tuple[MessageSpec, ...]:
     )
 
 
-def render_discord(digest: Digest) -> DiscordPost:
-    """The parent embed (title, counts, daily summary, window, source) and the thread's messages."""
+def render_discord(digest: Digest, *, site_url: str | None = None) -> DiscordPost:
+    """The parent embed (title, counts, daily summary, window, source) and the thread's messages.
+
+    Beyond a week the appendix lists are cut to their top entries (``for_chat``), each with a
+    link to the full list: the report site at ``site_url``, else the command that prints it.
+    """
+    digest = for_chat(digest, site_url)
     summary = digest.section("summary")
     parent, summary_truncated = _parent(digest, summary)
     thread: list[MessageSpec] = []

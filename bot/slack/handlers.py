@@ -82,6 +82,7 @@ class SlackBot:
         defaults: DefaultsStore | None = None,
     ) -> None:
         self.poster = poster
+        self._site_url = core.site_url
         self._clock = clock
         self._deliveries = Deliveries(claims)
         self._dispatch = Dispatcher(core, subscriptions, platform="slack", defaults=defaults)
@@ -196,7 +197,7 @@ class SlackBot:
 
     async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
         if isinstance(build, DigestBuild):
-            post = render_slack(await build.run())
+            post = render_slack(await build.run(), site_url=self._site_url)
         else:
             post = render_answer(await build.run())
         await self._deliver(post, origin, private=build.private)

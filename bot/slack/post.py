@@ -216,17 +216,19 @@ class SlackDaily:
         *,
         chart: ChartFn | None = None,
         page_url: PageUrlFn | None = None,
+        site_url: str | None = None,
     ) -> None:
         self._poster = poster
         self._chart = chart
         self._page_url = page_url
+        self._site_url = site_url
 
     async def __call__(self, channel: str, content: Digest | str, parent_sent: SentFn) -> None:
         image: ChartImage | None = None
         if isinstance(content, str):
             post = SlackPost(render_text(content))
         else:
-            post = render_slack(content)
+            post = render_slack(content, site_url=self._site_url)
             url = self._page_url(content) if self._page_url is not None else None
             if url is not None:
                 post = with_page_link(post, url, site_t("site.page_link", content.lang))

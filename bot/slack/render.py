@@ -35,6 +35,7 @@ from digest.models import (
     Text,
     UserRef,
 )
+from digest.render.chat import for_chat
 from digest.windows import format_window
 
 SlackMessage = dict[str, Any]
@@ -161,8 +162,13 @@ def _fits(blocks: list[dict[str, Any]]) -> bool:
     return len(pack_blocks(blocks, max_blocks=MAX_BLOCKS, max_chars=MAX_BLOCKS_TEXT)) == 1
 
 
-def render_slack(digest: Digest) -> SlackPost:
-    """The parent (title, counts, summary, window, provenance) and one reply per section."""
+def render_slack(digest: Digest, *, site_url: str | None = None) -> SlackPost:
+    """The parent (title, counts, summary, window, provenance) and one reply per section.
+
+    Beyond a week the appendix lists are cut to their top entries (``for_chat``), each with a
+    link to the full list: the report site at ``site_url``, else the command that prints it.
+    """
+    digest = for_chat(digest, site_url)
     title = i18n.digest_title(digest)
     counts = i18n.counts_line(digest.counts, digest.lang)
     head = [header_block(plain(title, MAX_HEADER_TEXT)), section_block(escape(counts))]

@@ -395,6 +395,7 @@ _PHRASES: Mapping[str, tuple[str, str]] = {
     # appendix
     "appendix.list": ("{title}（{n}）", "{title} ({n})"),
     "appendix.entry": ("{item} — {author}", "{item} — {author}"),
+    "appendix.more": ("…另有 {n} 项，完整列表：{where}", "… and {n} more; the full list: {where}"),
 }
 
 

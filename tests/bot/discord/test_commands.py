@@ -16,6 +16,7 @@ from bot.discord.limits import THREAD_NAME, problems
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestRequest
 from digest.models import Digest
+from digest.render.chat import TOP_ENTRIES
 from tests.bot.discord.conftest import HOSTILE_LOGIN, StartBot, make_core, synthetic_digest
 from tests.fakes.discord import (
     APP_ID,
@@ -408,10 +409,11 @@ async def test_subscribe_with_unknown_timezone_is_refused(
 
 
 @pytest.mark.slow
-async def test_thirty_day_thread_holds_every_appendix_item(
+async def test_thirty_day_thread_is_short_and_points_to_every_list(
     start_bot: StartBot, fake: FakeDiscord, store: SQLiteStore
 ) -> None:
-    """A 30-day digest posted through discord.py: all messages within limits, no item lost."""
+    """A 30-day digest through discord.py: at most 15 messages, each list's top items, the rest
+    counted with where the full list is."""
     digest = synthetic_digest(30, "en")
 
     async def built(request: DigestRequest) -> Digest:
@@ -433,7 +435,12 @@ async def test_thirty_day_thread_holds_every_appendix_item(
     linked = {int(n) for n in re.findall(r"\[#(\d+) ", text)}
     appendix = digest.section("appendix")
     assert appendix is not None
-    assert set(appendix.cites) <= linked
+    assert len(posted) + 1 <= 15  # the thread and its parent
+    for _key, items in digest.lists:
+        assert {i.number for i in items[:TOP_ENTRIES]} <= linked
+        if len(items) > TOP_ENTRIES:
+            assert f"and {len(items) - TOP_ENTRIES} more" in text
+    assert text.count("vllm-report 30d --repo vllm-project/vllm") == 5
 
 
 async def test_without_thread_permission_sections_follow_up(

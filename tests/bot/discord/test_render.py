@@ -22,6 +22,7 @@ from digest.models import (
     Text,
     Window,
 )
+from digest.render.chat import TOP_ENTRIES
 from tests.bot.discord.conftest import synthetic_digest
 
 
@@ -127,11 +128,21 @@ def test_digests_fit_discord_and_keep_every_appendix_item(days: int, lang: str) 
 
 
 @pytest.mark.slow
-def test_thirty_day_digest_fits_discord_and_keeps_every_appendix_item() -> None:
-    """A 30-day digest: every message within limits, the thread holds every appendix item."""
+def test_thirty_day_digest_is_a_short_thread_pointing_to_the_full_lists() -> None:
+    """A 30-day digest: at most 15 messages within limits, each list's first items linked,
+    the rest counted with the site page where the full list is."""
     digest = synthetic_digest(30, "en")
     assert len(_appendix_numbers(digest)) > 5000
-    _assert_complete(digest)
+    post = render_discord(digest, site_url="https://reports.example.org")
+    validate(post)
+    assert len(post.messages) <= 15
+    assert all(problems(message.to_dict()) == [] for message in post.messages)
+    text = "\n".join(e.description for m in post.thread for e in m.embeds)
+    linked = {int(n) for n in re.findall(r"\[#(\d+) ", text)}
+    for _key, items in digest.lists:
+        assert {i.number for i in items[:TOP_ENTRIES]} <= linked
+        assert f"and {len(items) - TOP_ENTRIES} more" in text
+    assert text.count("https://reports.example.org/vllm-project/vllm/") == 5
 
 
 def test_answer_is_split_into_text_messages_with_its_window() -> None:

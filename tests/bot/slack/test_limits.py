@@ -16,11 +16,13 @@ from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestRequest
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Digest, Window
+from digest.render.chat import FULL_LISTS_DAYS, TOP_ENTRIES
 from tests.bot.slack.conftest import REPO, builder
 from tests.fakes.slack import FakeSlack
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 NUMBER = re.compile(r"<https://github\.com/vllm-project/vllm/(?:pull|issues)/(\d+)\|")
+NUMBER_OF_REST = re.compile(r"and (\d+) more")
 
 
 async def synthetic_digest(days: int, lang: str) -> Digest:
@@ -73,9 +75,19 @@ async def _check(days: int, lang: str, fake: FakeSlack, web_client: AsyncWebClie
         for line in b["text"]["text"].split("\n")
     ]
     bullets = [line for line in lines if line.startswith("• ")]
-    assert len(bullets) == sum(digest.counts.as_dict().values())
     linked = {int(n) for line in bullets for n in NUMBER.findall(line)[:1]}
-    assert linked == set(appendix.cites)
+    if days <= FULL_LISTS_DAYS:
+        assert len(bullets) == sum(digest.counts.as_dict().values())
+        assert linked == set(appendix.cites)
+        return
+    counts = digest.counts.as_dict().values()
+    assert len(bullets) == sum(min(n, TOP_ENTRIES) for n in counts)
+    rest = [line for line in lines if "the full list" in line]
+    assert [int(NUMBER_OF_REST.findall(line)[0]) for line in rest] == [
+        n - TOP_ENTRIES for n in counts if n > TOP_ENTRIES
+    ]
+    assert all(f"`vllm-report 30d --repo {digest.repo}`" in line for line in rest)
+    assert len(posted) <= 15
 
 
 async def test_one_day_digest_fits(fake: FakeSlack, web_client: AsyncWebClient) -> None:
@@ -90,5 +102,13 @@ async def test_seven_day_digest_fits(fake: FakeSlack, web_client: AsyncWebClient
 
 @pytest.mark.slow
 async def test_thirty_day_digest_fits(fake: FakeSlack, web_client: AsyncWebClient) -> None:
-    """A thirty-day digest: every message within limits, the thread holds every appendix item."""
+    """A thirty-day digest: at most 15 messages, each list's top items and where the rest are."""
     await _check(30, "en", fake, web_client)
+
+
+async def test_long_lists_link_the_report_site_when_it_is_configured() -> None:
+    """With the site's URL, a long window's lists point to the repository's pages there."""
+    digest = await synthetic_digest(8, "en")
+    post = render_slack(digest, site_url="https://reports.example.org/")
+    text = "\n".join(b["text"]["text"] for m in post.messages for b in m["blocks"] if "text" in b)
+    assert text.count("the full list: https://reports.example.org/vllm-project/vllm/") == 5

@@ -33,6 +33,7 @@ class _NoCore:
 
     config = load_config()
     default_lang = "en"
+    site_url = None
 
     async def digest(self, command: DigestCommand) -> Digest:
         raise AssertionError("not used")

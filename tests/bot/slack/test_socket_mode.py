@@ -197,6 +197,7 @@ class _GatedCore:
     def __init__(self, core: ReportCore) -> None:
         self.config = core.config
         self.default_lang = core.default_lang
+        self.site_url = core.site_url
         self._core = core
         self.gate = asyncio.Event()
         self.started = asyncio.Event()

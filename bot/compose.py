@@ -26,6 +26,7 @@ from bot.commands import messages
 from bot.commands.defaults import DefaultsStore
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import (
+    ChannelCheck,
     ChannelSubscriptions,
     ScheduledRequests,
     SeedableStore,
@@ -428,6 +429,7 @@ class Services:
     config: AppConfig
     clock: Callable[[], datetime]
     subscriptions: SeedableStore
+    channel_checks: Mapping[str, ChannelCheck]  # for the configuration file's subscriptions
     scheduler: Scheduler
     metrics: Metrics
     http_port: int
@@ -450,7 +452,9 @@ def build_services(
     """The front ends ``settings`` has tokens for, the daily scheduler posting through them,
     the background mirror refresh and the metrics that read them all."""
     chosen = plan(settings)
-    channels = ChannelSubscriptions(runtime.subscriptions, config, clock)
+    from bot.discord.post import channel_id
+
+    channels = ChannelSubscriptions(runtime.subscriptions, clock)
     posts: dict[str, ChannelPost] = {}
     extras = _chat_extras(settings, config, runtime)
     slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts, extras)
@@ -476,6 +480,7 @@ def build_services(
         config=config,
         clock=clock,
         subscriptions=runtime.subscriptions,
+        channel_checks={"discord": channel_id},
         scheduler=scheduler,
         metrics=made,
         http_port=settings.http_port,

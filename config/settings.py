@@ -168,6 +168,8 @@ class RepoConfig(BaseModel):
 
 
 class SubscriptionConfig(BaseModel):
+    """One entry of the configuration file's ``subscriptions``, seeded once into the store."""
+
     model_config = ConfigDict(extra="forbid")
     platform: Literal["slack", "discord"]
     channel: str

@@ -31,12 +31,12 @@ from bot.commands.grammar import (
     parse,
 )
 from bot.commands.runner import user_topics
-from bot.commands.subscriptions import Subscriptions, to_subscription
-from config.settings import AppConfig, SubscriptionConfig
+from bot.commands.subscriptions import Subscriptions, new_subscription
+from config.settings import AppConfig
 from digest.errors import DigestError
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest
-from digest.schedule.subscription import WEEKDAYS, next_run
+from digest.schedule.subscription import Subscription, next_run
 from digest.windows import format_moment, zone
 
 log = logging.getLogger(__name__)
@@ -162,9 +162,6 @@ def granted(allowed: bool) -> CanManage:
     return check
 
 
-DEFAULT_TIME = "09:00"
-
-
 class SubscriptionCommands:
     """``subscribe``, ``unsubscribe`` and ``subscriptions`` in one platform's channels.
 
@@ -203,9 +200,9 @@ class SubscriptionCommands:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
             lines = [
                 messages.subscription_line(
-                    s.repo or self._config.default_repo,
-                    messages.schedule_words(s.schedule, s.day, s.time or ""),
-                    s.timezone or "",
+                    s.repo,
+                    messages.schedule_words(s.cadence, s.day_name, s.time),
+                    s.timezone,
                     s.lang,
                 )
                 for s in found
@@ -217,16 +214,13 @@ class SubscriptionCommands:
             removed = await self._store.remove(self._platform, channel, command.options.repo)
             if not removed:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
-            gone = (messages.unsubscribed(r or self._config.default_repo) for r in removed)
+            gone = (messages.unsubscribed(r) for r in removed)
             return Reply("\n".join(gone), command, public=True)
         wanted_zone = command.timezone is None
         resolved = await self._resolver.resolve(caller or Caller(channel), want_zone=wanted_zone)
-        subscription = self._subscription(command, channel, resolved.defaults)
-        made = to_subscription(subscription, self._config, since=None)  # checked before stored
-        await self._store.add(subscription)
-        log.info(
-            f"{self._platform}.subscribed", extra={"channel": channel, "repo": subscription.repo}
-        )
+        made = self._subscription(command, channel, resolved.defaults)
+        await self._store.add(made)
+        log.info(f"{self._platform}.subscribed", extra={"channel": channel, "repo": made.repo})
         shown_in = resolved.channel.timezone or made.timezone  # the channel's own zone
         text = messages.subscribed(
             made.repo,
@@ -242,29 +236,22 @@ class SubscriptionCommands:
 
     def _subscription(
         self, command: SubscribeCommand, channel: str, found: Defaults
-    ) -> SubscriptionConfig:
-        config = self._config
-        repo = command.options.repo or found.repo or config.default_repo
-        defaults = config.repo(repo)
-        timezone = command.timezone or found.timezone or defaults.timezone
-        zone(timezone)
+    ) -> Subscription:
+        """The command's subscription over the channel's and workspace's defaults, then the
+        repository's (filled in by ``new_subscription``)."""
         topics = command.topics if command.topics is not None else found.topics
-        user_topics(config, topics or ())
-        # the repository's cut-off is a time in its own zone; elsewhere a morning post
-        default_time = defaults.day_start if timezone == defaults.timezone else DEFAULT_TIME
-        return SubscriptionConfig.model_validate(
-            {
-                "platform": self._platform,
-                "channel": channel,
-                "repo": repo,
-                "time": command.time or default_time,
-                "timezone": timezone,
-                "lang": command.options.lang or found.lang,
-                "topics": list(topics) if topics else None,
-                "writer": command.writer or "auto",
-                "schedule": command.cadence,
-                "day": WEEKDAYS[command.weekday],
-            }
+        return new_subscription(
+            self._config,
+            self._platform,
+            channel,
+            repo=command.options.repo or found.repo,
+            time=command.time,
+            timezone=command.timezone or found.timezone,
+            lang=command.options.lang or found.lang or "en",  # the resolver always sets it
+            topics=topics or None,
+            writer=command.writer,
+            cadence=command.cadence,
+            weekday=command.weekday,
         )
 
 

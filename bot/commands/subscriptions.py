@@ -1,97 +1,124 @@
-"""Channel subscriptions for the front ends and the scheduler: one store, two views.
+"""Channel subscriptions for the front ends and the scheduler: one type, one store.
 
-The Slack and Discord front ends speak :class:`~config.settings.SubscriptionConfig` (``add``,
-``remove``, ``list``); the scheduler reads
-:class:`~digest.schedule.subscription.Subscription`. Defaults (repository, time, timezone)
-are resolved when a subscription is made, so the stored schedule never changes behind a
+The Slack and Discord front ends and the scheduler all speak
+:class:`~digest.schedule.subscription.Subscription`. The repository's defaults (repository,
+time, timezone) are resolved once, by :func:`new_subscription`, when a subscription is made in
+chat or seeded from the configuration file's ``subscriptions`` (the one use of
+:class:`~config.settings.SubscriptionConfig`), so the stored schedule never changes behind a
 channel's back when the configuration does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from bot.commands.runner import config_fingerprint, digest_request
+from bot.commands.runner import config_fingerprint, digest_request, user_topics
 from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Window
 from digest.schedule.subscription import WEEKDAYS, Subscription
 from digest.schedule.subscriptions import SubscriptionStore
+from digest.windows import zone
 
 log = logging.getLogger(__name__)
+
+DEFAULT_TIME = "09:00"  # of a subscription in another zone than its repository's
+ChannelCheck = Callable[[str], object]
+"""Raises ``ValueError`` when a channel is not one of its platform's (a Discord id is numeric)."""
 
 
 class Subscriptions(Protocol):
     """Daily-post subscriptions of chat channels, as the Slack and Discord front ends see them."""
 
-    async def add(self, subscription: SubscriptionConfig) -> None:
+    async def add(self, subscription: Subscription) -> None:
         """Create or replace the subscription of (platform, channel, repo)."""
 
     async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
         """Remove the channel's subscription to ``repo`` (all when ``None``); the repos removed."""
 
-    async def list(self, platform: str, channel: str) -> Sequence[SubscriptionConfig]:
+    async def list(self, platform: str, channel: str) -> Sequence[Subscription]:
         """The channel's subscriptions."""
 
 
-def to_subscription(
-    entry: SubscriptionConfig, config: AppConfig, *, since: datetime | None
+def new_subscription(
+    config: AppConfig,
+    platform: str,
+    channel: str,
+    *,
+    repo: str | None = None,
+    time: str | None = None,
+    timezone: str | None = None,
+    lang: str = "en",
+    topics: Iterable[str] | None = None,
+    writer: str | None = None,
+    cadence: str = "daily",
+    weekday: int = 0,
+    since: datetime | None = None,
 ) -> Subscription:
-    """The schedule of ``entry``, with the repository's defaults filled in."""
-    repo = entry.repo or config.default_repo
+    """A subscription with the repository's defaults filled in; the one place they are.
+
+    The repository's cut-off time is the default in the repository's own timezone; in another
+    zone the default is :data:`DEFAULT_TIME`.
+
+    A bad timezone is a ``DigestError``, an unknown topic a ``UsageError``, both raised now
+    rather than at posting time. ``writer`` ``None`` follows the deployment's default.
+    """
+    repo = repo or config.default_repo
     defaults = config.repo(repo)
-    for name in entry.topics or ():
-        config.topic(name)  # unknown topics fail now, not at posting time
+    timezone = timezone or defaults.timezone
+    zone(timezone)
+    chosen = tuple(topics) if topics is not None else None
+    user_topics(config, chosen or ())
+    # the repository's cut-off is a time in its own zone; elsewhere a morning post
+    default_time = defaults.day_start if timezone == defaults.timezone else DEFAULT_TIME
     return Subscription(
-        platform=entry.platform,
-        channel=entry.channel,
+        platform=platform,
+        channel=channel,
         repo=repo,
-        time=entry.time or defaults.day_start,
-        timezone=entry.timezone or defaults.timezone,
-        lang=entry.lang,
-        topics=tuple(entry.topics) if entry.topics is not None else None,
-        writer=None if entry.writer == "auto" else entry.writer,
+        time=time or default_time,
+        timezone=timezone,
+        lang=lang,
+        topics=chosen,
+        writer=writer,
         since=since,
-        cadence=entry.schedule,
-        weekday=WEEKDAYS.index(entry.day),
+        cadence=cadence,
+        weekday=weekday,
     )
 
 
-def to_config(subscription: Subscription) -> SubscriptionConfig:
-    """The front ends' view of a stored subscription."""
-    return SubscriptionConfig.model_validate(
-        {
-            "platform": subscription.platform,
-            "channel": subscription.channel,
-            "repo": subscription.repo,
-            "time": subscription.time,
-            "timezone": subscription.timezone,
-            "lang": subscription.lang,
-            "topics": list(subscription.topics) if subscription.topics is not None else None,
-            "writer": subscription.writer or "auto",
-            "schedule": subscription.cadence,
-            "day": subscription.day_name,
-        }
+def seeded(entry: SubscriptionConfig, config: AppConfig, *, since: datetime) -> Subscription:
+    """The subscription a configuration file's entry asks for."""
+    return new_subscription(
+        config,
+        entry.platform,
+        entry.channel,
+        repo=entry.repo,
+        time=entry.time,
+        timezone=entry.timezone,
+        lang=entry.lang,
+        topics=entry.topics,
+        writer=None if entry.writer == "auto" else entry.writer,
+        cadence=entry.schedule,
+        weekday=WEEKDAYS.index(entry.day),
+        since=since,
     )
 
 
 class ChannelSubscriptions:
     """The ``Subscriptions`` of the Slack and Discord front ends, kept where the scheduler reads."""
 
-    def __init__(
-        self, store: SubscriptionStore, config: AppConfig, clock: Callable[[], datetime]
-    ) -> None:
+    def __init__(self, store: SubscriptionStore, clock: Callable[[], datetime]) -> None:
         self._store = store
-        self._config = config
         self._clock = clock
 
-    async def add(self, subscription: SubscriptionConfig) -> None:
+    async def add(self, subscription: Subscription) -> None:
         """Create or replace the subscription; it starts with the next scheduled run."""
-        made = to_subscription(subscription, self._config, since=self._clock())
+        made = dataclasses.replace(subscription, since=self._clock())
         await self._store.put_subscription(made)
         log.info(
             "schedule.subscribed",
@@ -109,10 +136,10 @@ class ChannelSubscriptions:
                 log.info("schedule.unsubscribed", extra={"subscription": sub.id})
         return removed
 
-    async def list(self, platform: str, channel: str) -> Sequence[SubscriptionConfig]:
+    async def list(self, platform: str, channel: str) -> Sequence[Subscription]:
         """The channel's subscriptions, oldest repository name first."""
         found = await self._store.channel_subscriptions(platform, channel)
-        return [to_config(s) for s in sorted(found, key=lambda s: s.repo.lower())]
+        return sorted(found, key=lambda s: s.repo.lower())
 
 
 class SeedableStore(SubscriptionStore, Protocol):
@@ -124,18 +151,26 @@ class SeedableStore(SubscriptionStore, Protocol):
 
 
 async def seed_subscriptions(
-    store: SeedableStore, config: AppConfig, clock: Callable[[], datetime]
+    store: SeedableStore,
+    config: AppConfig,
+    clock: Callable[[], datetime],
+    *,
+    checks: Mapping[str, ChannelCheck] | None = None,
 ) -> int:
     """Store the configuration file's subscriptions that were never stored; how many were new.
 
     Each is stored once: a change made in chat afterwards, an ``unsubscribe`` included, wins over
-    the file. An entry that cannot be used (an unknown topic, say) is logged and skipped.
+    the file. An entry that cannot be used (an unknown topic, a channel ``checks`` of its
+    platform refuses) is logged and skipped.
     """
     existing = {s.id for s in await store.all_subscriptions()}
     added = 0
     for entry in config.subscriptions:
         try:
-            sub = to_subscription(entry, config, since=clock())
+            sub = seeded(entry, config, since=clock())
+            check = (checks or {}).get(sub.platform)
+            if check is not None:
+                check(sub.channel)
         except (DigestError, ValueError) as exc:
             log.error(
                 "schedule.seed_skipped",

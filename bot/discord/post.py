@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
@@ -35,10 +36,18 @@ ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
 """The digest's chart for chat, or ``None`` when it has none (never raises)."""
 PageUrlFn = Callable[[Digest], str | None]
 """The digest's page on the report website, or ``None`` when it has none."""
+_CHANNEL_ID = re.compile(r"[0-9]{1,20}")
 
 
 async def _nothing(index: int, message_id: str) -> None:
     return None
+
+
+def channel_id(channel: str) -> int:
+    """The id of the Discord channel a subscription names; ``ValueError`` if it is not one."""
+    if not _CHANNEL_ID.fullmatch(channel):
+        raise ValueError(f"a Discord channel is its numeric id, not {channel!r}")
+    return int(channel)
 
 
 def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
@@ -180,8 +189,8 @@ class DiscordDaily:
         found = self._client.get_channel(channel_id)
         return found if found is not None else await self._client.fetch_channel(channel_id)
 
-    async def __call__(self, channel_id: str, content: Digest | str, parent_sent: SentFn) -> None:
-        channel = await self._channel(int(channel_id))
+    async def __call__(self, name: str, content: Digest | str, parent_sent: SentFn) -> None:
+        channel = await self._channel(channel_id(name))
         send = channel_sender(channel)
         parent_out = False
 
@@ -210,7 +219,7 @@ class DiscordDaily:
                 "schedule.reply_failed",
                 extra={
                     "platform": "discord",
-                    "channel": channel_id,
+                    "channel": name,
                     "status": exc.status,
                     "code": exc.code,
                 },

@@ -135,7 +135,12 @@ class BotProcess:
         """Run until ``stop`` is set (0) or a component fails (1)."""
         services = self.services
         try:
-            await seed_subscriptions(services.subscriptions, services.config, services.clock)
+            await seed_subscriptions(
+                services.subscriptions,
+                services.config,
+                services.clock,
+                checks=services.channel_checks,
+            )
         except DigestError as exc:
             log.warning("serve.seed_failed", extra={"error": str(exc)})
         if services.slack is not None:

@@ -12,8 +12,6 @@ the current time.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -30,7 +28,6 @@ CADENCES = ("daily", "weekdays", "weekly")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 RUN_WINDOW = timedelta(days=1)
 WEEK_WINDOW = timedelta(days=7)
-_DISCORD_ID = re.compile(r"[0-9]{1,20}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +62,6 @@ class Subscription:
             raise ValueError(f"a weekday is 0 (Monday) to 6 (Sunday), not {self.weekday!r}")
         if not self.channel:
             raise ValueError("a subscription needs a channel")
-        if self.platform == "discord" and not _DISCORD_ID.fullmatch(self.channel):
-            raise ValueError(f"a Discord channel is its numeric id, not {self.channel!r}")
         parse_day_start(self.time)
         zone(self.timezone)
         if self.since is not None and self.since.tzinfo is None:
@@ -114,9 +109,6 @@ class Subscription:
             "day": self.day_name,
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Subscription:
         topics = data.get("topics")
@@ -133,13 +125,6 @@ class Subscription:
             cadence=str(data.get("cadence") or "daily"),
             weekday=WEEKDAYS.index(str(data.get("day") or "mon")),
         )
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> Subscription:
-        data = json.loads(text)
-        if not isinstance(data, dict):
-            raise ValueError("a stored subscription must be a JSON object")
-        return cls.from_dict(data)
 
 
 def _gap_end(naive: datetime, tz: ZoneInfo) -> datetime:

@@ -113,7 +113,7 @@ async def _replica(github: FakeGitHub, db: Path, url: str) -> AsyncIterator[Runt
 
 async def _say(runtime: Runtime, text: str) -> str:
     """What a chat user sees for ``text``: the reply, or a line about the built result."""
-    subscriptions = ChannelSubscriptions(StateSubscriptions(runtime.state), runtime.config, _clock)
+    subscriptions = ChannelSubscriptions(StateSubscriptions(runtime.state), _clock)
     dispatcher = Dispatcher(runtime.core, subscriptions, platform="slack")
     try:
         outcome = await dispatcher.text(text, channel="C1", can_manage=granted(True))

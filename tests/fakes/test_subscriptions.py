@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from config.settings import SubscriptionConfig
+from digest.schedule.subscription import Subscription
 from tests.fakes.subscriptions import MemorySubscriptions
 
 
-def _sub(channel: str, repo: str) -> SubscriptionConfig:
-    return SubscriptionConfig(
+def _sub(channel: str, repo: str) -> Subscription:
+    return Subscription(
         platform="discord", channel=channel, repo=repo, time="09:00", timezone="UTC"
     )
 

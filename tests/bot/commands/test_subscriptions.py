@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -16,12 +17,18 @@ from bot.commands.grammar import (
     SubscribeCommand,
     UnsubscribeCommand,
 )
-from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests, seed_subscriptions
+from bot.commands.subscriptions import (
+    ChannelSubscriptions,
+    ScheduledRequests,
+    new_subscription,
+    seed_subscriptions,
+)
 from bot.compose import DailyPoster
+from bot.discord.post import channel_id
 from bot.slack import SlackPoster
 from bot.slack.managers import is_manager
 from bot.slack.post import SlackDaily
-from config.settings import AppConfig, SubscriptionConfig, load_config
+from config.settings import AppConfig, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.models import Window
 from digest.schedule.ledger import StateLedger
@@ -49,14 +56,15 @@ async def state() -> AsyncIterator[SQLiteState]:
     await opened.close()
 
 
-def entry(channel: str = "C1", **kw: object) -> SubscriptionConfig:
-    return SubscriptionConfig.model_validate({"platform": "slack", "channel": channel, **kw})
+def entry(channel: str = "C1", **kw: Any) -> Subscription:
+    """A Slack channel's subscription as a command makes it, the defaults filled in."""
+    return new_subscription(load_config(), "slack", channel, **kw)
 
 
 async def test_added_subscription_gets_the_repository_defaults(state: SQLiteState) -> None:
     """A bare subscribe stores the default repository's daily cut-off and timezone."""
     store = StateSubscriptions(state)
-    await ChannelSubscriptions(store, load_config(), lambda: NOW).add(entry())
+    await ChannelSubscriptions(store, lambda: NOW).add(entry())
     (sub,) = await store.all_subscriptions()
     assert (sub.repo, sub.time, sub.timezone, sub.lang) == (
         "vllm-project/vllm",
@@ -69,7 +77,7 @@ async def test_added_subscription_gets_the_repository_defaults(state: SQLiteStat
 
 async def test_list_and_remove_by_channel_and_repository(state: SQLiteState) -> None:
     """A channel lists only its own subscriptions and removes one repository or all."""
-    subs = ChannelSubscriptions(StateSubscriptions(state), load_config(), lambda: NOW)
+    subs = ChannelSubscriptions(StateSubscriptions(state), lambda: NOW)
     await subs.add(entry("C1"))
     await subs.add(entry("C1", repo="sgl-project/sglang", time="08:00", timezone="UTC", lang="zh"))
     await subs.add(entry("C2"))
@@ -86,7 +94,7 @@ async def test_list_and_remove_by_channel_and_repository(state: SQLiteState) -> 
 
 async def test_resubscribing_replaces_the_subscription(state: SQLiteState) -> None:
     """Subscribing twice to one repository in one channel keeps one subscription, the last."""
-    subs = ChannelSubscriptions(StateSubscriptions(state), load_config(), lambda: NOW)
+    subs = ChannelSubscriptions(StateSubscriptions(state), lambda: NOW)
     await subs.add(entry(time="09:00"))
     await subs.add(entry(time="10:00"))
     assert [s.time for s in await subs.list("slack", "C1")] == ["10:00"]
@@ -105,7 +113,7 @@ async def test_configuration_file_seeds_missing_subscriptions_only(state: SQLite
     )
     store = StateSubscriptions(state)
     assert await seed_subscriptions(store, config, lambda: NOW) == 2
-    await ChannelSubscriptions(store, config, lambda: NOW).add(entry(time="07:30"))
+    await ChannelSubscriptions(store, lambda: NOW).add(entry(time="07:30"))
     assert await seed_subscriptions(store, config, lambda: NOW) == 0
     by_channel = {s.channel: s for s in await store.all_subscriptions()}
     assert by_channel["C1"].time == "07:30" and by_channel["42"].lang == "zh"
@@ -121,7 +129,7 @@ async def test_unsubscribing_a_seeded_subscription_survives_a_restart(state: SQL
     )
     store = StateSubscriptions(state)
     assert await seed_subscriptions(store, config, lambda: NOW) == 1
-    assert await ChannelSubscriptions(store, config, lambda: NOW).remove("slack", "C1") == [
+    assert await ChannelSubscriptions(store, lambda: NOW).remove("slack", "C1") == [
         "vllm-project/vllm"
     ]
     assert await seed_subscriptions(store, config, lambda: NOW) == 0
@@ -143,7 +151,8 @@ async def test_unusable_seed_entry_is_skipped_and_the_others_are_stored(
         }
     )
     store = StateSubscriptions(state)
-    assert await seed_subscriptions(store, config, lambda: NOW) == 1
+    checks = {"discord": channel_id}  # the Discord front end's
+    assert await seed_subscriptions(store, config, lambda: NOW, checks=checks) == 1
     assert [s.channel for s in await store.all_subscriptions()] == ["42"]
     skipped = [r for r in caplog.records if r.getMessage() == "schedule.seed_skipped"]
     assert ["no-such-topic" in r.error for r in skipped] == [True, False]  # type: ignore[attr-defined]
@@ -172,7 +181,7 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         clock = Clock()
         store = StateSubscriptions(state)
         commands = SubscriptionCommands(
-            ChannelSubscriptions(store, load_config(), clock),
+            ChannelSubscriptions(store, clock),
             load_config(),
             platform="slack",
             clock=clock,

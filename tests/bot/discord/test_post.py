@@ -13,7 +13,7 @@ from bot.commands import messages
 from bot.commands.runner import ReportCore
 from bot.discord import build_discord_client
 from bot.discord.endpoints import point_discord_at
-from bot.discord.post import DiscordDaily
+from bot.discord.post import DiscordDaily, channel_id
 from config.settings import DiscordSettings, load_config
 from digest.models import Digest, Window
 from digest.schedule.subscription import Subscription
@@ -126,3 +126,11 @@ async def test_discord_post_counts_as_made_once_the_parent_is_out(
     digest = await sample_digest()
     await discord_daily(client)(sub, digest, late=False, quiet=False, parent_sent=parent_sent)
     assert seen == [1] and len(fake.find("POST", r"channels/\d+/messages")) > 2
+
+
+@pytest.mark.parametrize("channel", ["#general", "general", "12a", ""])
+def test_a_discord_channel_is_its_numeric_id(channel: str) -> None:
+    """A Discord subscription names its channel by numeric id; anything else is refused."""
+    with pytest.raises(ValueError):
+        channel_id(channel)
+    assert channel_id(str(CHANNEL_ID)) == CHANNEL_ID

@@ -15,7 +15,7 @@ from bot.commands import messages
 from bot.commands.runner import ReportCore
 from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.run import HttpServer
-from config.settings import SubscriptionConfig
+from digest.schedule.subscription import Subscription
 from tests.bot.slack.conftest import NOW, SECRET, logged
 from tests.fakes.slack import FakeSlack, event_payload, form_body, mention, sign, slash_payload
 
@@ -24,9 +24,9 @@ class ListStore:
     """Subscriptions in a list, keyed like the real store (platform, channel, repo)."""
 
     def __init__(self) -> None:
-        self.items: list[SubscriptionConfig] = []
+        self.items: list[Subscription] = []
 
-    async def add(self, subscription: SubscriptionConfig) -> None:
+    async def add(self, subscription: Subscription) -> None:
         await self.remove(subscription.platform, subscription.channel, subscription.repo)
         self.items.append(subscription)
 
@@ -37,9 +37,9 @@ class ListStore:
             if (s.platform, s.channel) == (platform, channel) and repo in (None, s.repo)
         ]
         self.items = [s for s in self.items if s not in gone]
-        return [s.repo or "" for s in gone]
+        return [s.repo for s in gone]
 
-    async def list(self, platform: str, channel: str) -> Sequence[SubscriptionConfig]:
+    async def list(self, platform: str, channel: str) -> Sequence[Subscription]:
         return [s for s in self.items if (s.platform, s.channel) == (platform, channel)]
 
 
@@ -167,7 +167,7 @@ async def test_subscribe_by_mention_is_answered_in_the_thread(
 class BrokenStore(ListStore):
     """A store that fails in a way nobody planned for."""
 
-    async def add(self, subscription: SubscriptionConfig) -> None:
+    async def add(self, subscription: Subscription) -> None:
         raise RuntimeError("disk on fire at /var/lib/secret")
 
 

@@ -23,6 +23,7 @@ import httpx
 from pydantic import ValidationError
 
 from bot.commands import messages
+from bot.commands.buttons import ButtonSigner, DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import (
@@ -521,6 +522,12 @@ def _slack(
     assert token is not None
     web_client = AsyncWebClient(token=token.get_secret_value(), base_url=settings.slack.api_url)
     secret = settings.slack.signing_secret
+    buttons = DigestButtons(
+        ButtonSigner.from_secret(token.get_secret_value()),
+        runtime.core.config,
+        clock,
+        page_url=extras.page_url if extras is not None else None,
+    )
     app = build_slack_app(
         runtime.core,
         web_client,
@@ -529,6 +536,7 @@ def _slack(
         clock=clock,
         subscriptions=channels,
         defaults=DefaultsStore(runtime.state),
+        buttons=buttons,
         pace_s=pace_s,
     )
     posts["slack"] = SlackDaily(  # one pace per channel
@@ -536,6 +544,7 @@ def _slack(
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
         site_url=settings.site_url,
+        buttons=buttons,
     )
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
     return SlackFrontEnd(

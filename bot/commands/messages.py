@@ -297,3 +297,27 @@ def zone_source(source: str, timezone: str, platform: Platform) -> str:
         f"Time zone {timezone} is {what}; choose another with `subscribe tz:Europe/Berlin`, "
         f"or set this channel's with `{_SETTINGS_CALL[platform]} tz:Europe/Berlin`."
     )
+
+
+BUTTON_FORGED = (
+    "that button was not made by this bot (its signature does not match), so it does nothing"
+)
+BUTTON_STALE = (
+    "that button comes from an older version of the bot and no longer works; "
+    "type the command instead"
+)
+_BUTTON_WORDS = {
+    "en": {"prev": "◀ Previous day", "next": "Next day ▶", "lang": "中文", "web": "Web page"},
+    "zh": {"prev": "◀ 前一天", "next": "后一天 ▶", "lang": "English", "web": "网页版"},
+}
+
+
+def button_refused(reason: str) -> str:
+    """The answer to a click on a button whose value cannot be trusted."""
+    return f"Sorry, {reason}."
+
+
+def button_words(lang: str) -> dict[str, str]:
+    """The labels of a digest's buttons in the digest's language (the language button names
+    the other language in its own words)."""
+    return _BUTTON_WORDS.get(lang, _BUTTON_WORDS["en"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -14,6 +15,7 @@ from weakref import WeakKeyDictionary, WeakSet
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.subscriptions import Subscriptions
@@ -37,6 +39,7 @@ def build_slack_app(
     clock: Callable[[], datetime],
     subscriptions: Subscriptions | None = None,
     defaults: DefaultsStore | None = None,
+    buttons: DigestButtons | None = None,
     command: str = COMMAND,
     pace_s: float = 1.0,
     sleep: Sleep = asyncio.sleep,
@@ -58,7 +61,13 @@ def build_slack_app(
     )
     poster = SlackPoster(web_client, pace_s=pace_s, sleep=sleep, monotonic=monotonic)
     bot = SlackBot(
-        core, poster, clock=clock, claims=state, subscriptions=subscriptions, defaults=defaults
+        core,
+        poster,
+        clock=clock,
+        claims=state,
+        subscriptions=subscriptions,
+        defaults=defaults,
+        buttons=buttons,
     )
     _BOTS[app] = bot
     if signing_secret:
@@ -67,6 +76,15 @@ def build_slack_app(
     @app.command(command)
     async def on_command(ack: Any, body: Mapping[str, Any]) -> None:
         await ack(**await bot.on_command(body))
+
+    @app.action(re.compile(r"^vr_(prev|next|lang)$"))
+    async def on_button(ack: Any, body: Mapping[str, Any]) -> None:
+        await ack()  # within 3 s: the digest is built and posted in the background
+        await bot.on_button(body)
+
+    @app.action("vr_web")
+    async def on_web_button(ack: Any) -> None:
+        await ack()  # a link button: Slack opens the page itself
 
     @app.event("app_mention")
     async def on_mention(body: Mapping[str, Any], event: Mapping[str, Any]) -> None:

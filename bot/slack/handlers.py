@@ -14,6 +14,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.commands import messages
+from bot.commands.buttons import ButtonRefused, DigestButtons
 from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import (
     AnswerBuild,
@@ -31,7 +32,7 @@ from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
 from bot.slack.people import slack_caller
 from bot.slack.post import SlackPoster, slack_error
-from bot.slack.render import SlackPost, render_answer, render_slack
+from bot.slack.render import SlackPost, render_answer, render_slack, with_buttons
 
 log = logging.getLogger(__name__)
 
@@ -80,9 +81,11 @@ class SlackBot:
         subscriptions: Subscriptions | None = None,
         jobs: Jobs | None = None,
         defaults: DefaultsStore | None = None,
+        buttons: DigestButtons | None = None,
     ) -> None:
         self.poster = poster
         self._site_url = core.site_url
+        self._buttons = buttons
         self._clock = clock
         self._deliveries = Deliveries(claims)
         self._dispatch = Dispatcher(core, subscriptions, platform="slack", defaults=defaults)
@@ -195,9 +198,45 @@ class SlackBot:
         else:
             await self._tell(origin, outcome.text)
 
+    async def on_button(self, body: Mapping[str, Any]) -> None:
+        """A click on a digest's button (already acknowledged): its digest, posted the same way
+        as the command's, where the button was; a forged or stale value is refused."""
+        action = (body.get("actions") or [{}])[0]
+        container = body.get("container") or {}
+        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+        user = str((body.get("user") or {}).get("id") or "")
+        key = f"action:{channel}:{container.get('message_ts')}:{action.get('action_ts')}:{user}"
+        if not await self._deliveries.first(key):
+            log.info("slack.delivery_duplicate", extra={"kind": "action"})
+            return
+        origin = Origin(
+            channel=channel,
+            user=user,
+            response_url=body.get("response_url") or None,
+            im=channel.startswith("D"),
+            team=(body.get("team") or {}).get("id"),
+        )
+        log.info("slack.button", extra={"channel": channel, "action": action.get("action_id")})
+        value = str(action.get("value") or "")
+        self.jobs.spawn(self._guard(self._pressed(value, origin), origin), name=f"slack:{key}")
+
+    async def _pressed(self, value: str, origin: Origin) -> None:
+        try:
+            if self._buttons is None:
+                raise ButtonRefused(messages.BUTTON_STALE)
+            command = self._buttons.signer.command(value)
+        except ButtonRefused as exc:
+            log.info("slack.button_refused", extra={"channel": origin.channel})
+            await self._tell(origin, messages.button_refused(str(exc)))
+            return
+        await self._build(self._dispatch.build(command, self._caller(origin)), origin)
+
     async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
         if isinstance(build, DigestBuild):
-            post = render_slack(await build.run(), site_url=self._site_url)
+            digest = await build.run()
+            post = render_slack(digest, site_url=self._site_url)
+            if self._buttons is not None:
+                post = with_buttons(post, self._buttons(digest))
         else:
             post = render_answer(await build.run())
         await self._deliver(post, origin, private=build.private)

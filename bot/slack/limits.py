@@ -10,6 +10,9 @@ MAX_SECTION_TEXT = 3000
 MAX_HEADER_TEXT = 150
 MAX_MESSAGE_TEXT = 40_000
 MAX_CONTEXT_ELEMENTS = 10
+MAX_ACTION_ELEMENTS = 25  # an actions block
+MAX_BUTTON_VALUE = 2000
+MAX_BUTTON_TEXT = 75
 # Not documented, but Slack answers ``msg_blocks_too_long`` from about 13,000 characters of
 # block text in one message; we stay well under it.
 MAX_BLOCKS_TEXT = 12_000
@@ -25,6 +28,25 @@ def _block_text(block: Mapping[str, Any]) -> list[str]:
 def blocks_text_length(blocks: list[dict[str, Any]]) -> int:
     """The number of text characters across ``blocks``."""
     return sum(len(t) for b in blocks for t in _block_text(b))
+
+
+def _action_violations(index: int, block: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    elements = list(block.get("elements") or ())
+    if not 1 <= len(elements) <= MAX_ACTION_ELEMENTS:
+        found.append(f"block {index}: actions need 1 to {MAX_ACTION_ELEMENTS} elements")
+    ids = [e.get("action_id") for e in elements]
+    if len(set(ids)) != len(ids):
+        found.append(f"block {index}: action ids repeat")
+    for element in elements:
+        label = str((element.get("text") or {}).get("text") or "")
+        if not 1 <= len(label) <= MAX_BUTTON_TEXT:
+            found.append(f"block {index}: button label of {len(label)} characters")
+        if ("value" in element) == ("url" in element):
+            found.append(f"block {index}: a button has a value or a url")
+        if len(str(element.get("value") or "")) > MAX_BUTTON_VALUE:
+            found.append(f"block {index}: button value too long")
+    return found
 
 
 def violations(message: Mapping[str, Any]) -> list[str]:
@@ -57,6 +79,8 @@ def violations(message: Mapping[str, Any]) -> list[str]:
             for text_value in texts:
                 if len(text_value) > MAX_SECTION_TEXT:
                     found.append(f"block {index}: context text of {len(text_value)} characters")
+        elif kind == "actions":
+            found.extend(_action_violations(index, block))
         elif kind != "divider":
             found.append(f"block {index}: unexpected block type {kind!r}")
     total = blocks_text_length(blocks)

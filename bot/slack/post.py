@@ -10,14 +10,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.render import SlackMessage, SlackPost, render_slack, render_text, with_page_link
+from bot.commands.buttons import Button
+from bot.slack.render import (
+    SlackMessage,
+    SlackPost,
+    render_slack,
+    render_text,
+    with_buttons,
+    with_page_link,
+)
 from digest.i18n.site import site_t
 from digest.models import Digest
 from digest.render.charts import ChartImage
@@ -217,11 +225,13 @@ class SlackDaily:
         chart: ChartFn | None = None,
         page_url: PageUrlFn | None = None,
         site_url: str | None = None,
+        buttons: Callable[[Digest], Iterable[Button]] | None = None,
     ) -> None:
         self._poster = poster
         self._chart = chart
         self._page_url = page_url
         self._site_url = site_url
+        self._buttons = buttons
 
     async def __call__(self, channel: str, content: Digest | str, parent_sent: SentFn) -> None:
         image: ChartImage | None = None
@@ -232,6 +242,8 @@ class SlackDaily:
             url = self._page_url(content) if self._page_url is not None else None
             if url is not None:
                 post = with_page_link(post, url, site_t("site.page_link", content.lang))
+            if self._buttons is not None:
+                post = with_buttons(post, self._buttons(content))
             image = await self._chart(content) if self._chart is not None else None
         parent_out = False
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.commands.buttons import Button
 from bot.commands.grammar import command_line
 from bot.slack.limits import MAX_BLOCKS, MAX_BLOCKS_TEXT, MAX_CONTEXT_ELEMENTS, MAX_HEADER_TEXT
-from bot.slack.mrkdwn import escape, link, plain
+from bot.slack.mrkdwn import escape, link, plain, safe_url
 from bot.slack.pack import (
     Unit,
     UnitKind,
@@ -201,6 +202,35 @@ def with_page_link(post: SlackPost, url: str, label: str) -> SlackPost:
             block["elements"] = [*elements[:-1], last]
             return SlackPost({**post.parent, "blocks": blocks}, post.replies)
     return post
+
+
+BUTTON_ACTION = "vr_"  # action ids of the digest buttons: vr_prev, vr_next, vr_lang, vr_web
+
+
+def with_buttons(post: SlackPost, buttons: Iterable[Button]) -> SlackPost:
+    """``post`` with an actions block of ``buttons`` ending its parent. Block Kit buttons cannot
+    be disabled, so a disabled one (the next day while it is in the future) is left out."""
+    elements: list[dict[str, Any]] = []
+    for button in buttons:
+        if button.disabled:
+            continue
+        element: dict[str, Any] = {
+            "type": "button",
+            "action_id": f"{BUTTON_ACTION}{button.action}",
+            "text": {"type": "plain_text", "text": plain(button.label, 75), "emoji": True},
+        }
+        if button.url is not None:
+            if (url := safe_url(button.url)) is None:
+                continue
+            element["url"] = url
+        else:
+            element["value"] = button.value
+        elements.append(element)
+    blocks = list(post.parent.get("blocks", []))
+    if not elements or len(blocks) >= MAX_BLOCKS:
+        return post
+    actions = {"type": "actions", "block_id": "vr_buttons", "elements": elements}
+    return SlackPost({**post.parent, "blocks": [*blocks, actions]}, post.replies)
 
 
 def render_answer(answer: Answer) -> SlackPost:

@@ -30,5 +30,6 @@ def test_both_manifests_declare_the_same_app() -> None:
     assert socket["settings"]["socket_mode_enabled"] is True
     del http["features"]["slash_commands"][0]["url"]
     del http["settings"]["event_subscriptions"]["request_url"]
+    del http["settings"]["interactivity"]["request_url"]
     http["settings"]["socket_mode_enabled"] = True
     assert http == socket

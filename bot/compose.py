@@ -54,7 +54,7 @@ from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.models import Digest
 from digest.schedule.ledger import PostLedger, StateLedger
-from digest.schedule.scheduler import Scheduler
+from digest.schedule.scheduler import PostFn, Scheduler
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
 from digest.service import DigestService
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 
     from bot.discord.client import ReportClient
     from bot.site.chat import ChatExtras
+    from bot.site.publish import SitePublisher
     from digest.ask import AnswerWriter
 
 log = logging.getLogger(__name__)
@@ -438,6 +439,8 @@ class Services:
     discord: ReportClient | None = None
     discord_token: str | None = None
     refresh: MirrorSync | None = None
+    site: SitePublisher | None = None  # rebuilds the report website after each daily post
+    site_root: Path | None = None  # the website ``serve`` serves at /reports/ (None: it does not)
 
 
 def build_services(
@@ -458,9 +461,15 @@ def build_services(
     channels = ChannelSubscriptions(runtime.subscriptions, clock)
     posts: dict[str, ChannelPost] = {}
     extras = _chat_extras(settings, config, runtime)
+    publisher, site_root = _site(settings, config, runtime)
     slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts, extras)
     discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts, extras)
     core = runtime.core
+    daily: PostFn = DailyPoster(posts)
+    if publisher is not None:
+        from bot.site.publish import publishing
+
+        daily = publishing(daily, publisher)
     scheduler = Scheduler(
         subscriptions=runtime.subscriptions,
         ledger=runtime.ledger,
@@ -468,7 +477,7 @@ def build_services(
             config, default_writer=core.default_writer, writers=runtime.builder.writer_names
         ),
         build=core.build,
-        post=DailyPoster(posts),
+        post=daily,
         clock=clock,
         grace=timedelta(hours=settings.schedule_grace_hours),
         platforms=tuple(posts),
@@ -489,7 +498,33 @@ def build_services(
         discord=discord,
         discord_token=discord_token,
         refresh=refresh,
+        site=publisher,
+        site_root=site_root,
     )
+
+
+def _site(
+    settings: Settings, config: AppConfig, runtime: ServeRuntime
+) -> tuple[SitePublisher | None, Path | None]:
+    """The report website's publisher when ``VLLM_REPORT_SITE_URL`` or ``_SITE_DIR`` is set.
+
+    With ``VLLM_REPORT_SITE_DIR`` the site is only written there (an external server serves
+    it); otherwise it is written beside the mirror and served at ``/reports/``.
+    """
+    if not isinstance(runtime, Runtime) or not (settings.site_url or settings.site_dir):
+        return None, None
+    from bot.site import SiteOptions, site_builder
+    from bot.site.publish import SitePublisher
+
+    if settings.site_dir:
+        out, served = Path(settings.site_dir).expanduser(), None
+    else:
+        mirror = Path(_db_path(settings.db)) if settings.db != ":memory:" else None
+        home = mirror.parent if mirror is not None else Path.home() / ".cache" / "vllm-report"
+        out = served = home / "site"
+    repos = tuple(dict.fromkeys((*config.repos, config.default_repo)))
+    options = SiteOptions(out=out, repos=repos, site_url=settings.site_url)
+    return SitePublisher(site_builder(runtime), options), served
 
 
 def _chat_extras(settings: Settings, config: AppConfig, runtime: ServeRuntime) -> ChatExtras | None:

@@ -150,9 +150,14 @@ class BotProcess:
         self.components.start("scheduler", self.scheduler.run_forever(self.stop))
         if self.sync is not None:
             self.components.start("sync", self.sync.run_forever(self.stop))
-        self.health = await start_health(
-            health_app(self.components.status, self.metrics), self.http_host, services.http_port
-        )
+        if services.site is not None:
+            self.components.start("site", services.site.run(self.stop))
+        app = health_app(self.components.status, self.metrics)
+        if services.site_root is not None:
+            from bot.site.publish import add_site_routes
+
+            add_site_routes(app, services.site_root)
+        self.health = await start_health(app, self.http_host, services.http_port)
         log.info(
             "serve.started",
             extra={"front_ends": list(self.plan.front_ends), "http_port": self.health.port},

@@ -268,3 +268,31 @@ async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
     finally:
         await state.close()
         await runner.cleanup()
+
+
+async def test_replicas_on_one_redis_share_the_post_ledger(
+    github: FakeGitHub, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """With REDIS_URL the storage bundle's ledger is shared: a run one replica claims and posts
+    is neither claimed nor posted again by another."""
+    ttl, keep = timedelta(minutes=10), timedelta(days=2)
+    async with (
+        _replica(github, tmp_path / "a.db", redis_server.url) as a,
+        _replica(github, tmp_path / "b.db", redis_server.url) as b,
+    ):
+        assert await a.ledger.claim("post:run", "a", NOW, ttl)
+        assert not await b.ledger.claim("post:run", "b", NOW, ttl)
+        await a.ledger.mark_posted("post:run", "a", NOW, keep)
+        assert await b.ledger.is_posted("post:run")
+
+
+async def test_without_redis_the_ledger_lives_in_the_state_file(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Without REDIS_URL a posted run is still known as posted after a restart."""
+    settings = _settings(github, tmp_path / "m.db")
+    async with build_runtime(settings, load_config(), clock=_clock) as runtime:
+        assert await runtime.ledger.claim("post:run", "me", NOW, timedelta(minutes=10))
+        await runtime.ledger.mark_posted("post:run", "me", NOW, timedelta(days=2))
+    async with build_runtime(settings, load_config(), clock=_clock) as again:
+        assert await again.ledger.is_posted("post:run")

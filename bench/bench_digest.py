@@ -15,7 +15,12 @@ injected and has microseconds (as a real clock has); its ``sleep`` advances that
 of waiting (rate-limit waits are simulated and reported), and the fake's clock follows it
 through a request header.
 
-    python bench/bench_digest.py [--windows 1,7,30] [--anonymous 7,30] [--memory 10] [--seed 1]
+    python bench/bench_digest.py [--windows 1,7,30] [--anonymous 1,7,30] [--memory 10] [--seed 1]
+        [--review-share 0.5]
+
+Half the human discussion on PRs is inline review by default (``--review-share``); ``budget`` is
+DESIGN's cold one-day budget ``ceil(items/100)+ceil(comments/100)+ceil(review_comments/100)+3``
+for the window's rows.
 """
 
 from __future__ import annotations
@@ -66,9 +71,9 @@ MAX_STAGES = 6
 # -- the fake GitHub, in its own process ------------------------------------------------------
 
 
-async def serve(days: int, seed: int) -> None:
+async def serve(days: int, seed: int, review_share: float) -> None:
     """Serve ``days`` of synthetic data; answer JSON commands on stdin, one a line."""
-    data = generate(days=days, now=DEFAULT_NOW, seed=seed, repo=REPO)
+    data = generate(days=days, now=DEFAULT_NOW, seed=seed, repo=REPO, review_share=review_share)
     clock = MutableClock(DEFAULT_NOW)
 
     def follow(record: RecordedRequest) -> None:
@@ -82,7 +87,9 @@ async def serve(days: int, seed: int) -> None:
 
     async with FakeGitHub(clock=clock) as gh:
         gh.before_request = follow
-        gh.add_repo(REPO, issues=data.issues, comments=data.comments)
+        gh.add_repo(
+            REPO, issues=data.issues, comments=data.comments, review_comments=data.review_comments
+        )
         reply({"url": gh.url})
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
@@ -91,8 +98,9 @@ async def serve(days: int, seed: int) -> None:
                 start = datetime.fromisoformat(command["start"])
                 end = datetime.fromisoformat(command["end"])
                 items, comments = data.rows_updated_since(start)
+                reviews = data.review_rows_updated_since(start)
                 counts = data.expected_counts(start, end).as_dict()
-                reply({"items": items, "comments": comments, "counts": counts})
+                reply({"items": items, "comments": comments, "reviews": reviews, "counts": counts})
             else:
                 reply([[r.path, r.query.get("since"), r.status] for r in gh.requests])
 
@@ -105,7 +113,7 @@ class FakeProcess:
         self.url = ""
 
     @classmethod
-    async def start(cls, days: int, seed: int) -> FakeProcess:
+    async def start(cls, days: int, seed: int, review_share: float = 0.5) -> FakeProcess:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             __file__,
@@ -113,6 +121,8 @@ class FakeProcess:
             str(days),
             "--seed",
             str(seed),
+            "--review-share",
+            str(review_share),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
@@ -261,10 +271,12 @@ def _settings(url: str, token: str | None, backfill: int, db: Path) -> Settings:
     )
 
 
-async def measure(days: int, backfill: int, seed: int, anonymous: bool) -> dict[str, Any]:
+async def measure(
+    days: int, backfill: int, seed: int, anonymous: bool, review_share: float
+) -> dict[str, Any]:
     """Cold, warm-after-a-minute and warm-after-an-hour builds of one window, then the CLI."""
     logging.disable(logging.WARNING)
-    fake = await FakeProcess.start(days, seed)
+    fake = await FakeProcess.start(days, seed, review_share)
     config = load_config()
     clock = MutableClock(DEFAULT_NOW + START_OFFSET)
     sleep = FastSleep(clock)
@@ -300,6 +312,7 @@ async def measure(days: int, backfill: int, seed: int, anonymous: bool) -> dict[
                     }
                     if phase == "cold":
                         result["items"], result["comments"] = facts["items"], facts["comments"]
+                        result["reviews"] = facts["reviews"]
                         result["slack"] = len(render_slack(digest).messages)
                         result["discord"] = len(render_discord(digest).messages)
                 result["rss_peak"] = maxrss()
@@ -356,8 +369,9 @@ async def serve_memory(seed: int, count: int) -> dict[str, Any]:
 # -- the report -------------------------------------------------------------------------------
 
 
-def budget(items: int, comments: int) -> int:
-    return math.ceil(items / 100) + math.ceil(comments / 100) + 3
+def budget(items: int, comments: int, reviews: int) -> int:
+    """DESIGN's cold one-day budget for these rows."""
+    return math.ceil(items / 100) + math.ceil(comments / 100) + math.ceil(reviews / 100) + 3
 
 
 def _requests(phase: dict[str, Any]) -> str:
@@ -380,7 +394,8 @@ def row(r: dict[str, Any]) -> list[str]:
     return [
         f"{r['days']}d{' anon' if r['anonymous'] else ''}",
         f"{r['backfill']}d",
-        f"{r['items']}/{r['comments']}",
+        f"{r['items']}/{r['comments']}/{r['reviews']}",
+        f"{budget(r['items'], r['comments'], r['reviews'])}",
         _requests(cold),
         _requests(warm),
         _requests(later),
@@ -397,7 +412,8 @@ def row(r: dict[str, Any]) -> list[str]:
 HEADERS = [
     "window",
     "backfill",
-    "items/comments",
+    "items/comments/review",
+    "budget",
     "cold requests",
     "warm +1 min",
     "warm +1 h",
@@ -438,6 +454,7 @@ async def main_async(args: argparse.Namespace) -> None:
     began = time.perf_counter()
     for days, backfill, anonymous in runs:
         flags = ["--measure", str(days), "--backfill", str(backfill), "--seed", str(args.seed)]
+        flags += ["--review-share", str(args.review_share)]
         results.append(await _child(*flags, *(["--anonymous-run"] if anonymous else [])))
     memory = await _child("--memory-run", str(args.memory), "--seed", str(args.seed))
     total = time.perf_counter() - began
@@ -488,8 +505,14 @@ def main() -> None:
     parser.add_argument(
         "--anonymous",
         type=lambda s: [int(d) for d in s.split(",") if d],
-        default=[7, 30],
-        help="windows also measured without a token (default 7,30)",
+        default=[1, 7, 30],
+        help="windows also measured without a token (default 1,7,30)",
+    )
+    parser.add_argument(
+        "--review-share",
+        type=float,
+        default=0.5,
+        help="share of the human PR discussion that is inline review (default 0.5)",
     )
     parser.add_argument("--memory", type=int, default=10, help="distinct 30-day digests (10)")
     parser.add_argument("--seed", type=int, default=1)
@@ -502,10 +525,12 @@ def main() -> None:
     parser.add_argument("--memory-run", dest="memory_run", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve(args.serve, args.seed))
+        asyncio.run(serve(args.serve, args.seed, args.review_share))
     elif args.measure:
         out: IO[str] = sys.stdout
-        found = asyncio.run(measure(args.measure, args.backfill, args.seed, args.anon_run))
+        found = asyncio.run(
+            measure(args.measure, args.backfill, args.seed, args.anon_run, args.review_share)
+        )
         out.write(json.dumps(found) + "\n")
     elif args.memory_run:
         out = sys.stdout

@@ -21,6 +21,10 @@ class NotFound(DigestError):
         self.what = what
 
 
+class Gone(NotFound):
+    """GitHub answered 410: the item was deleted (or the repository's issues are disabled)."""
+
+
 class RateLimited(DigestError):
     """The GitHub rate limit is exhausted until ``reset_at``."""
 

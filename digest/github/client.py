@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import httpx
 
-from digest.errors import ConfigError, NotFound, RateLimited, SourceUnavailable
+from digest.errors import ConfigError, Gone, NotFound, RateLimited, SourceUnavailable
 from digest.github.retry import (
     TRANSIENT_ERRORS,
     Action,
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 PER_PAGE = 100
 SEARCH_CAP = 1000  # the Search API serves at most this many results per query
 API_VERSION = "2022-11-28"
+REDIRECTS = (301, 302, 307, 308)
+MAX_REDIRECTS = 3
 
 Row = dict[str, Any]
 Sleep = Callable[[float], Awaitable[None]]
@@ -98,6 +100,7 @@ class GitHubClient:
         self.requests_made = 0
         self.not_modified = 0
         self.rate: dict[str, RateStatus] = {}
+        self._moved: set[str] = set()  # paths whose redirect was logged
 
     def __repr__(self) -> str:
         base = str(self._http.base_url)
@@ -253,6 +256,47 @@ class GitHubClient:
         what: str,
         allow: tuple[int, ...] = (),
     ) -> httpx.Response:
+        """One GET with retries, following GitHub's redirects (a renamed or transferred
+        repository, a transferred issue: 301, 302, 307, 308) on the API host only; returns a
+        2xx, a 304 or an ``allow``-ed status."""
+        target: str | httpx.URL = url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._get_once(
+                target, params=params, etag=etag, what=what, allow=(*allow, *REDIRECTS)
+            )
+            if response.status_code not in REDIRECTS or response.status_code in allow:
+                return response
+            location = response.headers.get("location")
+            if not location:
+                raise SourceUnavailable(
+                    f"GitHub answered {response.status_code} without a Location"
+                )
+            moved = response.url.join(location)
+            self._same_host(moved, "a redirect")
+            key = "/".join(response.url.path.split("/")[:4])  # /repos/{owner}/{name}
+            if key not in self._moved:
+                self._moved.add(key)
+                log.warning(
+                    "github.redirected",
+                    extra={
+                        "what": what,
+                        "from": key,
+                        "to": moved.path,
+                        "status": response.status_code,
+                    },
+                )
+            target, params = moved, None  # the Location carries its own query
+        raise SourceUnavailable(f"GitHub redirected {what} more than {MAX_REDIRECTS} times")
+
+    async def _get_once(
+        self,
+        url: str | httpx.URL,
+        *,
+        params: dict[str, str] | None = None,
+        etag: str | None = None,
+        what: str,
+        allow: tuple[int, ...] = (),
+    ) -> httpx.Response:
         """One GET with retries; returns a 2xx, a 304 or an ``allow``-ed status."""
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION}
         if self._token:
@@ -335,7 +379,7 @@ class GitHubClient:
         if status == 404:
             raise NotFound(what)
         if status == 410:
-            raise NotFound(f"{what} (issues are disabled)")
+            raise Gone(f"{what} (deleted, or the repository's issues are disabled)")
         raise SourceUnavailable(
             f"GitHub answered {status} for {response.url.path}: {_message(response)}"
         )
@@ -357,14 +401,18 @@ class GitHubClient:
         url = response.links.get("next", {}).get("url")
         if not url:
             return None
-        target, base = httpx.URL(url), self._http.base_url
+        self._same_host(httpx.URL(url), "a pagination link")
+        return str(url)
+
+    def _same_host(self, target: httpx.URL, what: str) -> None:
+        """Refuse to send the token anywhere but the API host."""
+        base = self._http.base_url
         if base.host and (target.scheme, target.host, target.port) != (
             base.scheme,
             base.host,
             base.port,
         ):
-            raise SourceUnavailable(f"GitHub sent a pagination link to another host: {target.host}")
-        return str(url)
+            raise SourceUnavailable(f"GitHub sent {what} to another host: {target.host}")
 
 
 def _ceil_second(moment: datetime) -> datetime:

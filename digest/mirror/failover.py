@@ -39,6 +39,9 @@ class FailoverStore:
     async def upsert_comments(self, comments: Sequence[Comment]) -> None:
         await self._shared.upsert_comments(comments)
 
+    async def delete_items(self, repo: str, numbers: Sequence[int]) -> None:
+        await self._shared.delete_items(repo, numbers)
+
     async def items_created(self, repo: str, start: datetime, end: datetime) -> list[Item]:
         return await self._read(lambda s: s.items_created(repo, start, end))
 

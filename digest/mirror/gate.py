@@ -3,7 +3,9 @@
 :class:`SyncGate` wraps a :class:`~digest.builder.Sync` and is one itself. A sync that
 finished less than ``fresh_for`` ago (default 60 s) is reused without calling GitHub for a
 window it covered: one within the window it was asked for, or one starting at or after the
-moment from which it left the store complete (its ``covered_from``). Otherwise one task in
+moment from which it left the store complete (its ``covered_from``) — and, for a window that
+has ended, only a sync that started after its end (the daily post at 11:21 does not reuse a
+sync begun at 11:20:55, which could miss the window's last seconds). Otherwise one task in
 one process syncs (holding a claim on ``sync-lock:<repo>``) while the others wait for its
 record. With the shared state unavailable, each process syncs on its own (still one at a time
 per repository within it).
@@ -37,6 +39,7 @@ class _Record:
     start: datetime  # the window the sync was asked for
     end: datetime
     finished_at: datetime  # by the gate's clock
+    started_at: datetime
 
     def covers(self, window: Window) -> bool:
         """Whether the store answers ``window`` as this sync left it."""
@@ -55,6 +58,7 @@ class _Record:
                 "start": self.start.isoformat(),
                 "end": self.end.isoformat(),
                 "finished_at": self.finished_at.isoformat(),
+                "started_at": self.started_at.isoformat(),
             }
         )
 
@@ -71,6 +75,7 @@ class _Record:
                 datetime.fromisoformat(data["start"]),
                 datetime.fromisoformat(data["end"]),
                 datetime.fromisoformat(data["finished_at"]),
+                datetime.fromisoformat(data["started_at"]),
             )
         except (ValueError, KeyError, TypeError):
             return None
@@ -113,10 +118,12 @@ class SyncGate:
         return self._flight.stats
 
     def _usable(self, record: _Record | None, window: Window) -> bool:
+        now = self._clock()
         return (
             record is not None
             and record.covers(window)
-            and self._clock() - record.finished_at < self._fresh_for
+            and now - record.finished_at < self._fresh_for
+            and (window.end > now or record.started_at >= window.end)
         )
 
     async def ensure(self, repo: str, window: Window) -> SyncResult:
@@ -126,7 +133,7 @@ class SyncGate:
         if record is not None and self._usable(record, window):
             self._flight.stats.found += 1
             return record.result
-        key = f"sync:v2:{name}"
+        key = f"sync:v3:{name}"
 
         async def lookup() -> SyncResult | None:
             raw = await self._state.get(key)
@@ -137,12 +144,14 @@ class SyncGate:
             return found.result
 
         async def produce() -> SyncResult:
+            started = self._clock()
             result = await self._sync.ensure(repo, window)
             done = _Record(
                 GateResult(result.synced_at, tuple(result.notes), result.covered_from),
                 window.start,
                 window.end,
                 self._clock(),
+                started,
             )
             self._recent[name] = done
             return done.result

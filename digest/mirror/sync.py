@@ -25,10 +25,10 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from digest.errors import NotFound
+from digest.errors import NotFound, RateLimited
 from digest.github.client import (
     PER_PAGE,
     GitHubClient,
@@ -98,6 +98,7 @@ class _Tally:
     comments: set[int] = field(default_factory=set)  # conversation comment ids upserted
     review_comments: set[int] = field(default_factory=set)  # review comment ids upserted
     requests: Counter[str] = field(default_factory=Counter)  # requests made, by stream
+    done: set[str] = field(default_factory=set)  # streams read to their end
     used_search: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -132,6 +133,7 @@ class Syncer:
         self._discussed = discussed
         self._min_comments = min_comments
         self._locks: dict[str, asyncio.Lock] = {}
+        self._names: dict[str, str] = {}  # repository -> its current name, once looked up
 
     async def ensure(self, repo: str, window: Window) -> SyncReport:
         """Sync ``repo`` so that the store answers window queries over ``window``.
@@ -143,7 +145,10 @@ class Syncer:
         async with lock:
             before = self._client.requests_made
             tally = _Tally()
-            state, synced_at = await self._ensure(repo, window, tally)
+            try:
+                state, synced_at = await self._ensure(repo, window, tally)
+            except RateLimited as exc:
+                state, synced_at = await self._interrupted(repo, window, tally, exc)
             covered = state.covered_since
             if covered is not None and window.end >= covered:  # no gap between window and mirror
                 covered = min(covered, window.start)
@@ -171,6 +176,33 @@ class Syncer:
             },
         )
         return report
+
+    async def _interrupted(
+        self, repo: str, window: Window, tally: _Tally, exc: RateLimited
+    ) -> tuple[SyncState, datetime | None]:
+        """After the rate limit stopped a sync: keep what was stored (the next sync resumes
+        from the cursors) and say precisely what is missing and when the limit resets. Raises
+        ``exc`` again when nothing of the window could be stored."""
+        state = await self._store.get_sync_state(repo)
+        if state.items_cursor is None or state.items_cursor < window.start:
+            raise exc
+        for stream, what in _STREAM_NAMES:
+            if stream in tally.done:
+                continue
+            cursor: datetime | None = getattr(state, _CURSOR[stream])
+            since = window.start if cursor is None or cursor < window.start else cursor
+            tally.notes.append(f"{what} after {_shown(since)} not synced yet")
+        if not tally.notes:  # the mirror is current; the search of an older window stopped
+            tally.notes.append(
+                f"issues and PRs of {_shown(window.start)} to {_shown(window.end)} not searched yet"
+            )
+        if exc.reset_at is not None:
+            tally.notes[-1] += f"; GitHub's limit resets at {_shown(exc.reset_at)}"
+        log.warning(
+            "sync.interrupted",
+            extra={"repo": repo, "reset_at": str(exc.reset_at), "missing": list(tally.notes)},
+        )
+        return replace(state, covered_since=None), state.synced_at
 
     async def _ensure(
         self, repo: str, window: Window, tally: _Tally
@@ -202,9 +234,8 @@ class Syncer:
         self, repo: str, state: SyncState, since: datetime, tally: _Tally
     ) -> SyncState:
         """Stream the three endpoints so the mirror covers ``[since, now)``."""
-        extend = state.covered_since is not None and since < state.covered_since
-        if state.covered_since is None:
-            state = replace(state, covered_since=since)
+        first = state.covered_since is None  # coverage is marked once every stream is complete
+        extend = not first and since < (state.covered_since or since)
         items_since = self._since(state, "issues", since, extend)
         comments_since = self._since(state, "comments", since, extend)
         reviews_since = self._since(state, "review_comments", since, extend)
@@ -214,7 +245,9 @@ class Syncer:
             known = state.items_cursor
             state = await self._stream(repo, "review_comments", reviews_since, state, tally)
             state = replace(state, review_comments_checked=known)
-        if extend:
+        else:
+            tally.done.add("review_comments")  # nothing new there: no PR moved
+        if first or extend:
             state = replace(state, covered_since=since)
         state = replace(state, synced_at=self._clock())
         await self._store.set_sync_state(repo, state)
@@ -248,9 +281,11 @@ class Syncer:
     ) -> SyncState:
         before = self._client.requests_made
         try:
-            return await self._read_stream(repo, stream, since, state, tally)
+            state = await self._read_stream(repo, stream, since, state, tally)
         finally:
             tally.requests[stream] += self._client.requests_made - before
+        tally.done.add(stream)
+        return state
 
     async def _read_stream(
         self, repo: str, stream: Stream, since: datetime, state: SyncState, tally: _Tally
@@ -315,6 +350,61 @@ class Syncer:
         seen = tally.review_comments if stream == "review_comments" else tally.comments
         seen.update(c.id for c in comments)
         return max((c.updated_at for c in comments), default=None)
+
+    # -- reconciliation ---------------------------------------------------------------------
+
+    async def _belongs(self, row: dict[str, object], repo: str) -> bool:
+        """Whether an issue row, perhaps reached through a redirect, is still of ``repo``: its
+        repository is ``repo`` or what ``repo`` is called now (a renamed repository keeps its
+        mirror); anything else was transferred."""
+        found = _repo_of(row)
+        if found is None or found == repo.lower():
+            return True
+        current = self._names.get(repo.lower())
+        if current is None:
+            full = (await self._client.repository(repo)).get("full_name") or repo
+            current = self._names[repo.lower()] = str(full).lower()
+            if current != repo.lower():
+                log.warning("sync.repo_renamed", extra={"repo": repo, "now": current})
+        return found == current
+
+    async def reconcile(self, repo: str, *, days: int = 7, budget: int = 10) -> list[int]:
+        """Re-read up to ``budget`` mirrored items updated in the last ``days`` days, in turns
+        (each call continues after the last number it read), and remove those GitHub no longer
+        has in this repository: deleted (410 or 404) or transferred (redirected elsewhere).
+        Returns the numbers removed. Reads at most ``budget`` items (fewer near the rate
+        limit); a redirect costs one request more, the first transfer one look-up of the
+        repository's current name."""
+        now = self._clock()
+        state = await self._store.get_sync_state(repo)
+        recent = sorted(
+            i.number for i in await self._store.items_updated(repo, now - timedelta(days=days), now)
+        )
+        after = int(state.etags.get(_RECONCILED, "0") or 0)
+        turn = [n for n in recent if n > after] + [n for n in recent if n <= after]
+        remaining = self._client.remaining("core")
+        allowed = budget if remaining is None else max(0, min(budget, remaining - RESERVE))
+        gone: list[int] = []
+        last = after
+        for number in turn[:allowed]:
+            try:
+                row = await self._client.issue(repo, number)
+            except NotFound:
+                gone.append(number)
+            except RateLimited:
+                break
+            else:
+                if await self._belongs(row, repo):
+                    await self._store.upsert_items([item_from_api(row, repo, self._web_url)])
+                else:
+                    gone.append(number)
+            last = number
+        if gone:
+            await self._store.delete_items(repo, gone)
+            log.info("sync.reconciled", extra={"repo": repo, "removed": gone})
+        etags = {**state.etags, _RECONCILED: str(last)}
+        await self._store.set_sync_state(repo, replace(state, etags=etags))
+        return gone
 
     # -- windows older than the mirror ------------------------------------------------------
 
@@ -412,7 +502,9 @@ class Syncer:
         for number in missing[:allowed]:
             try:
                 row = await self._client.issue(repo, number)
-            except NotFound:  # deleted or transferred since
+            except NotFound:  # deleted since (410, or 404)
+                continue
+            if not await self._belongs(row, repo):  # transferred: redirected to its new home
                 continue
             await self._store.upsert_items([item_from_api(row, repo, self._web_url)])
             tally.items.add(number)
@@ -529,6 +621,29 @@ def _mark_partial(
     etags = dict(state.etags)
     etags[_partial_key(stream, start, end)] = f"{github_time(moment)} {github_time(reached)}"
     return _trim_markers(replace(state, etags=etags))
+
+
+_RECONCILED = "reconciled-after"
+_STREAM_NAMES: tuple[tuple[Stream, str], ...] = (
+    ("issues", "issues and PRs updated"),
+    ("comments", "comments"),
+    ("review_comments", "review comments"),
+)
+
+
+def _shown(moment: datetime) -> str:
+    """``2026-03-10 06:00 UTC``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _repo_of(row: dict[str, object]) -> str | None:
+    """``owner/name`` (lower case) of an issue row, from its API or web URL."""
+    api = str(row.get("repository_url") or "")
+    if "/repos/" in api:
+        return api.split("/repos/", 1)[1].strip("/").lower()
+    web = str(row.get("html_url") or "")
+    parts = web.split("://", 1)[-1].split("/")
+    return f"{parts[1]}/{parts[2]}".lower() if len(parts) >= 4 else None
 
 
 def _pages_needed(start: datetime, end: datetime, reached: datetime | None, pages: int) -> int:

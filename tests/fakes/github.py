@@ -18,6 +18,12 @@ ranges; sort=created; 1,000 results at most), with ``Link`` pagination, weak ETa
 ``X-RateLimit-*`` headers (core: 60 an hour without a token, 5,000 with one; search: 10 or 30 a
 minute; a 304 costs nothing), 404 for unknown repositories and 422 for unsearchable ones.
 
+GitHub's edges: ``rename(old, new)`` (every ``/repos/old/...`` answers 301 to ``/repos/new/...``,
+query kept), ``repo.transfer(number, to, new_number)`` (the issue leaves the listings and
+``/issues/{n}`` answers 301 to its new home), ``repo.delete(number)`` (gone from the listings,
+``/issues/{n}`` answers 410), ``repo.edit(number, at, **fields)`` (a change that moves
+``updated_at``, as every edit does on GitHub); draft PRs are rows with ``"draft": true``.
+
 Faults, by 1-based request number: ``fail_every = N`` (a 502 on every Nth request),
 ``secondary_at = {K}`` (403 + ``Retry-After`` + GitHub's secondary-limit message), ``stall_at``
 (answer after ``stall_seconds``, to trip client timeouts), ``exhaust_from = K`` or
@@ -96,6 +102,8 @@ class FakeRepo:
     issues: dict[int, Row] = field(default_factory=dict)
     comments: dict[int, Row] = field(default_factory=dict)
     review_comments: dict[int, Row] = field(default_factory=dict)
+    moved: dict[int, str] = field(default_factory=dict)  # number -> API path of its new home
+    deleted: set[int] = field(default_factory=set)
     version: int = 0  # bumped by every put; listings are cached per version
 
     def put_issue(self, row: Row) -> None:
@@ -114,6 +122,25 @@ class FakeRepo:
         for key in ("created_at", "updated_at"):
             clean[key] = _canonical(clean.get(key))
         self.comments[int(clean["id"])] = clean
+        self.version += 1
+
+    def edit(self, number: int, at: datetime, **changes: Any) -> None:
+        """Change fields of an item at ``at``; its ``updated_at`` moves there."""
+        self.put_issue({**self.issues[number], **changes, "updated_at": github_time(at)})
+
+    def transfer(self, number: int, to: str, new_number: int) -> None:
+        """Move an issue to repository ``to``: it leaves this repository's listings."""
+        self.issues.pop(number)
+        self.moved[number] = f"/repos/{to}/issues/{new_number}"
+        self.version += 1
+
+    def delete(self, number: int) -> None:
+        """Delete an issue (GitHub answers 410 for it from now on), and its comments."""
+        self.issues.pop(number, None)
+        self.deleted.add(number)
+        self.comments = {
+            k: c for k, c in self.comments.items() if not str(c["issue_url"]).endswith(f"/{number}")
+        }
         self.version += 1
 
     def put_review_comment(self, row: Row) -> None:
@@ -159,6 +186,7 @@ class FakeGitHub:
         ] = {}
         self._runner: web.AppRunner | None = None
         self.url = ""
+        self.renamed: dict[str, str] = {}  # old lower-case name -> new name
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -206,6 +234,14 @@ class FakeGitHub:
 
     def repo(self, name: str) -> FakeRepo:
         return self.repos[name.lower()]
+
+    def rename(self, old: str, new: str) -> FakeRepo:
+        """Rename a repository: its old name answers 301 to the new one from now on."""
+        repo = self.repos.pop(old.lower())
+        repo.name = new
+        self.repos[new.lower()] = repo
+        self.renamed[old.lower()] = new
+        return repo
 
     def exhaust(self, resource: str = "core") -> None:
         """Exhaust the primary rate limit of ``resource`` for every caller until it resets."""
@@ -259,6 +295,9 @@ class FakeGitHub:
         if request.method != "GET":
             return self._error(404, "Not Found", bucket, resource)
         status, body, extra = self._route(request)
+        if status in (301, 302, 307):
+            bucket.remaining -= 1
+            return self._error(status, "Moved Permanently", bucket, resource, extra, body)
         if status != 200:
             bucket.remaining -= 1
             return self._error(status, body["message"], bucket, resource, extra, body)
@@ -274,9 +313,26 @@ class FakeGitHub:
     def _route(self, request: web.Request) -> tuple[int, Any, dict[str, str]]:
         if request.path == "/search/issues":
             return self._search(request)
+        parts = request.path.split("/")
+        if len(parts) > 3 and parts[1] == "repos":
+            new = self.renamed.get(f"{parts[2]}/{parts[3]}".lower())
+            if new is not None:
+                path = "/".join(["", "repos", new, *parts[4:]])
+                target = request.url.with_path(path).with_query(request.query)
+                return (
+                    301,
+                    {"message": "Moved Permanently", "url": str(target)},
+                    {"Location": str(target)},
+                )
         if one := _ISSUE_PATH.match(request.path):
             found = self.repos.get(f"{one[1]}/{one[2]}".lower())
-            row = found.issues.get(int(one[3])) if found else None
+            number = int(one[3])
+            if found is not None and number in found.moved:
+                target = str(request.url.with_path(found.moved[number]).with_query(None))
+                return 301, {"message": "Moved Permanently", "url": target}, {"Location": target}
+            if found is not None and number in found.deleted:
+                return 410, {"message": "This issue was deleted"}, {}
+            row = found.issues.get(number) if found else None
             return (200, row, {}) if row else (404, {"message": "Not Found"}, {})
         match = _REPO_PATH.match(request.path)
         if not match:

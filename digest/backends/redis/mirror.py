@@ -127,6 +127,31 @@ class RedisStore(ItemWindows):
 
         await self._guard.run("upsert_comments", write)
 
+    async def delete_items(self, repo: str, numbers: Sequence[int]) -> None:
+        """Remove items and their comments; comments are found by reading the comment hashes
+        (a rare, budgeted repair, not a window query)."""
+        wanted = {int(n) for n in numbers}
+        if not wanted:
+            return
+
+        async def delete() -> None:
+            doomed: dict[str, list[str]] = {}
+            for kind in ("comments", "review_comments"):
+                async for member, raw in self._redis.hscan_iter(self._key(repo, kind)):
+                    if json.loads(raw)["item_number"] in wanted:
+                        doomed.setdefault(kind, []).append(_text(member))
+            async with self._redis.pipeline(transaction=True) as pipe:
+                members = [str(n) for n in wanted]
+                pipe.hdel(self._key(repo, "items"), *members)
+                for column in _ITEM_TIMES:
+                    pipe.zrem(self._key(repo, "items", column), *members)
+                for kind, ids in doomed.items():
+                    pipe.hdel(self._key(repo, kind), *ids)
+                    pipe.zrem(self._key(repo, kind, "created_at"), *ids)
+                await pipe.execute()
+
+        await self._guard.run("delete_items", delete)
+
     # -- window queries -------------------------------------------------------------------
 
     async def _between(

@@ -259,6 +259,26 @@ class SQLiteStore(ItemWindows):
             )
             await self._run(lambda conn: write(conn, sql, reviews))
 
+    async def delete_items(self, repo: str, numbers: Sequence[int]) -> None:
+        wanted = list(dict.fromkeys(numbers))
+
+        def delete(conn: sqlite3.Connection) -> None:
+            with conn:
+                for i in range(0, len(wanted), _CHUNK):
+                    chunk = wanted[i : i + _CHUNK]
+                    marks = _placeholders(len(chunk))
+                    conn.execute(
+                        f"DELETE FROM items WHERE repo = ? AND number IN ({marks})", (repo, *chunk)
+                    )
+                    for table in ("comments", "review_comments"):
+                        conn.execute(
+                            f"DELETE FROM {table} WHERE repo = ? AND item_number IN ({marks})",
+                            (repo, *chunk),
+                        )
+
+        if wanted:
+            await self._run(delete)
+
     # -- window queries -------------------------------------------------------------------
 
     async def _items_between(

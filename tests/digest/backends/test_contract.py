@@ -198,3 +198,13 @@ async def test_review_comment_window_is_half_open(store: Store) -> None:
         [review_comment(n, created_at=at(h)) for n, h in ((1, -1), (2, 0), (3, 24))]
     )
     assert [c.id for c in await store.comments_created(REPO, at(0), at(24))] == [2]
+
+
+async def test_deleted_items_leave_with_their_comments(store: Store) -> None:
+    """A deleted item and its conversation and review comments are gone; others stay."""
+    await store.upsert_items([item(1), item(2)])
+    await store.upsert_comments([comment(10), comment(11, item_number=2), review_comment(12)])
+    await store.delete_items(REPO, [1, 99])
+    assert [i.number for i in await store.items_created(REPO, T0, at(1))] == [2]
+    assert await store.items_by_number(REPO, [1]) == []
+    assert [c.id for c in await store.comments_created(REPO, T0, at(1))] == [11]

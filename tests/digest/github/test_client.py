@@ -10,7 +10,7 @@ import httpx
 import pytest
 from aiohttp import web
 
-from digest.errors import NotFound, RateLimited, SourceUnavailable
+from digest.errors import Gone, NotFound, RateLimited, SourceUnavailable
 from digest.github.client import GitHubClient, Page
 from digest.github.retry import RetryPolicy
 from tests.fakes.github import (
@@ -318,3 +318,39 @@ async def test_timeouts_are_retried(
     assert len(pages[0].rows) == 5
     assert client.requests_made == 2
     assert sleep.delays == [0.75]
+
+
+async def test_deleted_issue_is_gone(fake: FakeGitHub, client: GitHubClient) -> None:
+    """A deleted issue answers 410, which reads as Gone (a kind of NotFound), not disabled."""
+    fake.add_repo(REPO, issues=rows(2)).delete(2)
+    with pytest.raises(Gone, match="deleted"):
+        await client.issue(REPO, 2)
+
+
+async def test_transferred_issue_is_followed(fake: FakeGitHub, client: GitHubClient) -> None:
+    """A transferred issue answers 301; the client follows it on the API host."""
+    fake.add_repo(REPO, issues=rows(2)).transfer(2, "vllm-project/other", 9)
+    fake.add_repo("vllm-project/other", issues=[issue_row("vllm-project/other", 9, created=T0)])
+    row = await client.issue(REPO, 2)
+    assert row["number"] == 9 and [r.status for r in fake.requests] == [301, 200]
+
+
+async def test_redirect_to_another_host_is_refused() -> None:
+    """A redirect off the API host is never followed (the token would go with it)."""
+
+    async def handler(request: web.Request) -> web.Response:
+        raise web.HTTPMovedPermanently("http://evil.example/repos/x/y/issues/1")
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    try:
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}") as http:
+            with pytest.raises(SourceUnavailable, match="another host"):
+                await GitHubClient(http, token="t", clock=MutableClock(DEFAULT_NOW)).issue(REPO, 1)
+    finally:
+        await runner.cleanup()

@@ -145,3 +145,18 @@ async def test_unreachable_state_still_syncs() -> None:
         assert (await gated.ensure(REPO, DAY)).synced_at == clock()
         await gated.ensure(REPO, DAY)
     assert len(sync.calls) == 1
+
+
+async def test_ended_window_needs_a_sync_started_after_its_end(env: Env) -> None:
+    """A window ending at 11:21 is not built from a sync begun at 11:20:55, but from a new one."""
+    sync = CountingSync(env.clock)
+    gated = gate(env, sync)
+    end = env.clock.now + timedelta(seconds=5)
+    await gated.ensure(REPO, Window(end - timedelta(days=1), end + timedelta(seconds=1)))
+    env.clock.now = end + timedelta(seconds=1)
+    ended = Window(end - timedelta(days=1), end)
+    await gated.ensure(REPO, ended)
+    assert len(sync.calls) == 2
+    env.clock.now += timedelta(seconds=10)
+    await gate(env, sync, replica=1).ensure(REPO, ended)
+    assert len(sync.calls) == 2  # the sync begun after the end is reused, by any replica

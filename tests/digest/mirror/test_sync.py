@@ -27,6 +27,7 @@ from tests.fakes.github import (
     RecordingSleep,
     comment_row,
     github_time,
+    issue_row,
     review_comment_row,
 )
 from tests.support.paths import SAMPLE
@@ -315,16 +316,15 @@ async def test_secondary_limit_mid_sync_is_waited_out(
     assert await limited.snapshot() == await clean.snapshot()
 
 
-async def test_rate_limit_mid_sync_raises_and_the_next_sync_resumes(
+async def test_rate_limit_mid_sync_reports_the_gap_and_the_next_sync_resumes(
     rig_factory: RigFactory, one_day: Dataset
 ) -> None:
-    """An exhausted limit mid-sync raises with the reset time; the next sync resumes from there."""
+    """An exhausted limit mid-sync is reported with the reset time; the next sync resumes."""
     clean = await rig_factory(one_day)
     rig = await rig_factory(one_day)
     rig.fake.exhaust_from = 3
-    with pytest.raises(RateLimited) as info:
-        await rig.syncer.ensure(REPO, today(one_day))
-    assert info.value.reset_at == DEFAULT_NOW + timedelta(hours=1)
+    stopped = await rig.syncer.ensure(REPO, today(one_day))
+    assert stopped.notes[-1].endswith("GitHub's limit resets at 2026-03-11 04:21 UTC")
     state = await rig.store.get_sync_state(REPO)
     assert state.items_cursor is not None and state.synced_at is None
     rig.fake.exhaust_from = None
@@ -333,6 +333,17 @@ async def test_rate_limit_mid_sync_raises_and_the_next_sync_resumes(
     resumed = await rig.syncer.ensure(REPO, Window(*one_day.day(0)))
     assert resumed.requests < first.requests
     assert await rig.snapshot() == await clean.snapshot()
+
+
+async def test_limit_spent_before_anything_is_stored_raises(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """With the limit spent from the first request, the sync raises with the reset time."""
+    rig = await rig_factory(one_day)
+    rig.fake.exhaust_from = 1
+    with pytest.raises(RateLimited) as info:
+        await rig.syncer.ensure(REPO, today(one_day))
+    assert info.value.reset_at == DEFAULT_NOW + timedelta(hours=1)
 
 
 async def test_unknown_repository_is_not_found(rig_factory: RigFactory, one_day: Dataset) -> None:
@@ -557,3 +568,76 @@ async def test_rolling_window_reads_no_old_comment_page_again_a_minute_later(
     again = await rig.syncer.ensure(REPO, rolling())
     assert again.requests <= 3 and not again.used_search
     assert "hot discussions may be incomplete" in " ".join(again.notes)
+
+
+async def test_renamed_repository_keeps_its_mirror(
+    rig_factory: RigFactory, one_day: Dataset, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After a rename GitHub answers 301: the sync follows it, logs the move once, and the
+    mirror under the old name keeps growing."""
+    rig = await rig_factory(one_day)
+    await rig.syncer.ensure(REPO, today(one_day))
+    moved = rig.fake.rename(REPO, "vllm-project/vllm-next")
+    later = DEFAULT_NOW + timedelta(minutes=3)
+    moved.put_issue(issue_row("vllm-project/vllm-next", 60001, created=later, title="New"))
+    rig.clock.advance(timedelta(minutes=5))
+    with caplog.at_level("WARNING", logger="digest.github.client"):
+        await rig.syncer.ensure(REPO, Window(rig.clock.now - timedelta(days=1), rig.clock.now))
+    [new] = await rig.store.items_by_number(REPO, [60001])
+    assert new.title == "New"
+    assert [r.message for r in caplog.records].count("github.redirected") == 1
+    assert {r.status for r in rig.fake.requests[-6:]} <= {200, 301, 304}
+
+
+async def test_reconciliation_removes_deleted_and_transferred_items(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """A deleted issue (410) and a transferred one (301 elsewhere) leave the mirror; a live
+    issue stays, and the budget caps the requests."""
+    rig = await rig_factory(one_day)
+    await rig.syncer.ensure(REPO, today(one_day))
+    recent = sorted(
+        i.number
+        for i in await rig.store.items_updated(REPO, rig.clock.now - timedelta(days=7), FAR)
+    )
+    deleted, transferred, kept = recent[:3]
+    repo = rig.fake.repo(REPO)
+    repo.delete(deleted)
+    other = rig.fake.add_repo("vllm-project/guidellm")
+    other.put_issue(issue_row("vllm-project/guidellm", 7, created=DEFAULT_NOW))
+    repo.transfer(transferred, "vllm-project/guidellm", 7)
+    before = rig.client.requests_made
+    gone = await rig.syncer.reconcile(REPO, budget=3)
+    assert sorted(gone) == [deleted, transferred]
+    assert [i.number for i in await rig.store.items_by_number(REPO, recent[:3])] == [kept]
+    assert rig.client.requests_made - before == 3 + 2  # + the 301, + one look-up of the name
+    nxt = await rig.syncer.reconcile(REPO, budget=2)
+    assert nxt == [] and rig.fake.requests[-1].path.endswith(f"/issues/{recent[4]}")
+
+
+async def test_backfill_stopped_by_the_limit_says_what_is_missing_and_resumes(
+    rig_factory: RigFactory, one_day: Dataset
+) -> None:
+    """A token-less backfill that runs out of requests keeps what it stored, marks no
+    coverage, says which streams are missing and when the limit resets, then resumes."""
+    rig = await rig_factory(one_day)
+    window = today(one_day)
+    rig.fake.exhaust_from = 5  # four requests, then the hourly limit is spent
+    stopped = await rig.syncer.ensure(REPO, window)
+    assert stopped.covered_from is None
+    assert (await rig.store.get_sync_state(REPO)).covered_since is None
+    comments, reviews = stopped.notes
+    assert comments.startswith("comments after 2026-03-10 ") and comments.endswith("not synced yet")
+    assert reviews == (
+        "review comments after 2026-03-10 03:21 UTC not synced yet; "
+        "GitHub's limit resets at 2026-03-11 04:21 UTC"
+    )
+    rig.fake.exhaust_from = None
+    rig.clock.advance(timedelta(hours=1, minutes=1))
+    resumed = await rig.syncer.ensure(REPO, window)
+    assert resumed.notes == () and resumed.covered_from == window.start
+    assert resumed.requests_by_stream["issues"] <= 2  # resumed from the cursor, not restarted
+    assert await rig.counts(window) == one_day.expected_counts(window.start, window.end)
+    assert await rig.human_comments(window) == one_day.human_comment_counts(
+        window.start, window.end
+    )

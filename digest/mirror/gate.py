@@ -4,8 +4,9 @@
 finished less than ``fresh_for`` ago (default 60 s) is reused without calling GitHub for a
 window it covered: one within the window it was asked for, or one starting at or after the
 moment from which it left the store complete (its ``covered_from``) — and, for a window that
-has ended, only a sync that started after its end (the daily post at 11:21 does not reuse a
-sync begun at 11:20:55, which could miss the window's last seconds). Otherwise one task in
+has ended (a date, not one ending now), only a sync that started after its end (the daily
+post at 11:21 does not reuse a sync begun at 11:20:55, which could miss the window's last
+seconds). Otherwise one task in
 one process syncs (holding a claim on ``sync-lock:<repo>``) while the others wait for its
 record. With the shared state unavailable, each process syncs on its own (still one at a time
 per repository within it).
@@ -123,7 +124,7 @@ class SyncGate:
             record is not None
             and record.covers(window)
             and now - record.finished_at < self._fresh_for
-            and (window.end > now or record.started_at >= window.end)
+            and (window.ends_now or window.end > now or record.started_at >= window.end)
         )
 
     async def ensure(self, repo: str, window: Window) -> SyncResult:

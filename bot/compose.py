@@ -572,6 +572,7 @@ def _slack(
         subscriptions=channels,
         defaults=DefaultsStore(runtime.state),
         buttons=buttons,
+        directory=runtime.subscriptions.all_subscriptions,
         pace_s=pace_s,
     )
     posts["slack"] = SlackDaily(  # one pace per channel

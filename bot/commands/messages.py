@@ -321,3 +321,31 @@ def button_words(lang: str) -> dict[str, str]:
     """The labels of a digest's buttons in the digest's language (the language button names
     the other language in its own words)."""
     return _BUTTON_WORDS.get(lang, _BUTTON_WORDS["en"])
+
+
+HOME = {
+    "title": "vllm-report",
+    "subscriptions": "Scheduled digests in this workspace",
+    "none": "No channel has a scheduled digest yet. Subscribe one with the button below or "
+    "`/vllm-report subscribe` in the channel.",
+    "more": "…and {n} more (see `/vllm-report subscriptions` in each channel).",
+    "subscribe": "Subscribe a channel",
+    "latest": "Latest digests of {repo}",
+    "modal_title": "Subscribe a channel",
+    "modal_submit": "Subscribe",
+    "modal_close": "Cancel",
+    "channel": "Channel",
+    "schedule": "Schedule",
+    "day": "Day (weekly only)",
+    "time": "Time",
+    "tz": "Time zone (IANA, e.g. Europe/Berlin)",
+    "lang": "Language",
+    "topics": "Topics (e.g. rocm)",
+}
+
+
+def home_subscription_line(
+    channel: str, repo: str, schedule: str, timezone: str, lang: str, next_post: str
+) -> str:
+    """One subscription on the Home tab."""
+    return f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}. Next post: {next_post}."

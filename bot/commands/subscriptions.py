@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -21,9 +21,9 @@ from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Window
-from digest.schedule.subscription import WEEKDAYS, Subscription
+from digest.schedule.subscription import WEEKDAYS, Subscription, next_run
 from digest.schedule.subscriptions import SubscriptionStore
-from digest.windows import zone
+from digest.windows import format_moment, zone
 
 log = logging.getLogger(__name__)
 
@@ -218,3 +218,29 @@ class ScheduledRequests:
             topics=subscription.topics,
             fingerprint=self._fingerprint,
         )
+
+
+Directory = Callable[[], Awaitable[Sequence[Subscription]]]
+"""Every stored subscription (a Home tab lists its workspace's)."""
+
+
+def overview(
+    found: Iterable[Subscription], platform: str, now: datetime, mention: Callable[[str], str]
+) -> list[str]:
+    """One line per subscription of ``platform`` (channel, repository, schedule, language and
+    next post in its zone), in channel order; ``mention`` writes a channel as the platform
+    links it."""
+    from bot.commands import messages
+
+    mine = sorted((s for s in found if s.platform == platform), key=lambda s: (s.channel, s.repo))
+    return [
+        messages.home_subscription_line(
+            mention(s.channel),
+            s.repo,
+            messages.schedule_words(s.cadence, s.day_name, s.time),
+            s.timezone,
+            s.lang,
+            format_moment(next_run(s, now), s.timezone),
+        )
+        for s in mine
+    ]

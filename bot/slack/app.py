@@ -18,9 +18,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
-from bot.commands.subscriptions import Subscriptions
+from bot.commands.subscriptions import Directory, Subscriptions
 from bot.slack.dedup import Claims
 from bot.slack.handlers import SlackBot
+from bot.slack.home import SUBSCRIBE_ACTION, SUBSCRIBE_VIEW
 from bot.slack.post import SlackPoster, Sleep
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def build_slack_app(
     subscriptions: Subscriptions | None = None,
     defaults: DefaultsStore | None = None,
     buttons: DigestButtons | None = None,
+    directory: Directory | None = None,
     command: str = COMMAND,
     pace_s: float = 1.0,
     sleep: Sleep = asyncio.sleep,
@@ -68,6 +70,7 @@ def build_slack_app(
         subscriptions=subscriptions,
         defaults=defaults,
         buttons=buttons,
+        directory=directory,
     )
     _BOTS[app] = bot
     if signing_secret:
@@ -85,6 +88,20 @@ def build_slack_app(
     @app.action("vr_web")
     async def on_web_button(ack: Any) -> None:
         await ack()  # a link button: Slack opens the page itself
+
+    @app.event("app_home_opened")
+    async def on_home(event: Mapping[str, Any]) -> None:
+        await bot.on_home_opened(event)
+
+    @app.action(SUBSCRIBE_ACTION)
+    async def on_home_subscribe(ack: Any, body: Mapping[str, Any]) -> None:
+        await ack()
+        await bot.on_home_subscribe(body)
+
+    @app.view(SUBSCRIBE_VIEW)
+    async def on_subscribe_submitted(ack: Any, body: Mapping[str, Any]) -> None:
+        answer = await bot.on_subscribe_submitted(body)
+        await ack(**answer) if answer else await ack()
 
     @app.event("app_mention")
     async def on_mention(body: Mapping[str, Any], event: Mapping[str, Any]) -> None:

@@ -25,11 +25,13 @@ from bot.commands.dispatch import (
     Failed,
     reported,
 )
-from bot.commands.grammar import HelpCommand
-from bot.commands.subscriptions import Subscriptions
+from bot.commands.grammar import HelpCommand, UsageError
+from bot.commands.subscriptions import Directory, Subscriptions, overview
 from bot.slack.dedup import Claims, Deliveries
+from bot.slack.home import home_view, latest_days, submitted, subscribe_modal
 from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
+from bot.slack.mrkdwn import escape
 from bot.slack.people import slack_caller
 from bot.slack.post import SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack, with_buttons
@@ -82,8 +84,11 @@ class SlackBot:
         jobs: Jobs | None = None,
         defaults: DefaultsStore | None = None,
         buttons: DigestButtons | None = None,
+        directory: Directory | None = None,
     ) -> None:
         self.poster = poster
+        self._core = core
+        self._directory = directory
         self._site_url = core.site_url
         self._buttons = buttons
         self._clock = clock
@@ -219,6 +224,71 @@ class SlackBot:
         log.info("slack.button", extra={"channel": channel, "action": action.get("action_id")})
         value = str(action.get("value") or "")
         self.jobs.spawn(self._guard(self._pressed(value, origin), origin), name=f"slack:{key}")
+
+    # -- the Home tab --------------------------------------------------------------------------
+
+    async def on_home_opened(self, event: Mapping[str, Any]) -> None:
+        """Publish the user's Home tab: subscriptions, latest digests, the subscribe button."""
+        if event.get("tab") not in (None, "home") or not event.get("user"):
+            return
+        config = self._core.config
+        repo = config.default_repo
+        conf = config.repo(repo)
+        found = await self._directory() if self._directory is not None else []
+        view = home_view(
+            overview(found, "slack", self._clock(), lambda c: f"<#{escape(c)}>"),
+            repo=repo,
+            days=latest_days(self._clock(), conf.timezone, conf.day_start),
+            site_url=self._site_url,
+        )
+        try:
+            await self.poster.client.views_publish(user_id=str(event["user"]), view=view)
+        except SlackApiError as exc:
+            log.warning("slack.home_failed", extra={"error": slack_error(exc)})
+
+    async def on_home_subscribe(self, body: Mapping[str, Any]) -> None:
+        """The Home tab's button: open the subscribe modal, the time zone the user's own."""
+        user = str((body.get("user") or {}).get("id") or "")
+        caller = slack_caller(self.poster.client, "", user, (body.get("team") or {}).get("id"))
+        lang = await self._dispatch.resolver.resolve(caller)
+        view = subscribe_modal(timezone=await caller.timezone(), lang=lang.defaults.lang or "en")
+        try:
+            await self.poster.client.views_open(trigger_id=str(body.get("trigger_id")), view=view)
+        except SlackApiError as exc:
+            log.warning("slack.modal_failed", extra={"error": slack_error(exc)})
+
+    async def on_subscribe_submitted(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The modal's submission does what ``subscribe`` does in the chosen channel: the
+        arguments of the ``ack`` (errors shown in the modal), ``None`` when it closes."""
+        user = str((body.get("user") or {}).get("id") or "")
+        team = (body.get("team") or {}).get("id")
+        try:
+            channel, command = submitted(body.get("view") or {})
+        except UsageError as exc:
+            return {"response_action": "errors", "errors": {"channel": str(exc)}}
+        origin = Origin(channel=channel, user=user, team=team)
+        outcome = await self._reported(
+            self._dispatch.subscription(
+                command,
+                channel=channel,
+                can_manage=self._manager(origin),
+                caller=self._caller(origin),
+            ),
+            origin,
+            failed="slack.home_subscribe_failed",
+        )
+        if isinstance(outcome, Failed) or not outcome.public:
+            return {"response_action": "errors", "errors": {"channel": outcome.text[:150]}}
+        self.jobs.spawn(self._announce(origin, outcome.text), name=f"slack:home:{channel}")
+        return None
+
+    async def _announce(self, origin: Origin, text: str) -> None:
+        try:
+            await self.poster.post(origin.channel, {"text": text})
+        except SlackApiError as exc:
+            log.info("slack.announce_failed", extra={"error": slack_error(exc)})
+            await self._tell(Origin(channel=origin.user, user=origin.user, im=True), text)
+        await self.on_home_opened({"user": origin.user, "tab": "home"})
 
     async def _pressed(self, value: str, origin: Origin) -> None:
         try:

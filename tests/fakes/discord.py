@@ -515,8 +515,6 @@ class FakeDiscord:
                 flags, state.original_pending = state.flags, False
             call.flags = flags
             return 200, self._message(state.channel_id, body, flags=flags, webhook=True)
-        if call.matches("GET", rf"channels/{CHANNEL_ID}"):  # before the gateway's GUILD_CREATE
-            return 200, TEXT_CHANNEL
         if m := re.fullmatch(r"channels/(\d+)/messages/(\d+)/threads", path):
             return 201, self._thread(int(m[1]), int(m[2]), body["name"])
         if m := re.fullmatch(r"channels/(\d+)/threads", path):

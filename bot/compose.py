@@ -50,6 +50,7 @@ from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
 from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
+from digest.mirror.pacing import Pacer
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.models import Digest
@@ -634,8 +635,13 @@ def _refresh(
         subs = await subscriptions.all_subscriptions()
         return followed_repos(config.default_repo, config.repos, (s.repo for s in subs))
 
+    pacer = Pacer(runtime.github) if isinstance(runtime, Runtime) else None
     return MirrorSync(
-        syncer, repos, clock=clock, interval=timedelta(minutes=settings.sync_interval_minutes)
+        syncer,
+        repos,
+        clock=clock,
+        interval=timedelta(minutes=settings.sync_interval_minutes),
+        pacer=pacer,
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 from digest.errors import DigestError
+from digest.mirror.pacing import Pacer
 from digest.mirror.store import Sync
 from digest.models import Window
 
@@ -28,11 +29,13 @@ class MirrorSync:
         *,
         clock: Callable[[], datetime],
         interval: timedelta = timedelta(minutes=10),
+        pacer: Pacer | None = None,
     ) -> None:
         self._sync = sync
         self._repos = repos
         self._clock = clock
         self._interval = interval
+        self._pacer = pacer
         self.counters: Counter[str] = Counter()
 
     async def sync_once(self) -> None:
@@ -56,12 +59,24 @@ class MirrorSync:
                     extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
                 )
 
+    def next_wait(self) -> timedelta:
+        """The wait before the next round: ``interval``, stretched by the pacer (if any) to
+        what GitHub's remaining limit allows."""
+        if self._pacer is None:
+            return self._interval
+        return self._pacer.wait(self._interval, self._clock())
+
     async def run_forever(self, stop: asyncio.Event) -> None:
-        """Sync now, then every ``interval``, until ``stop`` is set."""
+        """Sync now, then every ``interval`` (or longer, paced), until ``stop`` is set."""
         while not stop.is_set():
+            if self._pacer is not None:
+                self._pacer.start()
             await self.sync_once()
+            wait = self.next_wait()
+            if wait > self._interval:
+                log.info("sync.paced", extra={"wait_seconds": round(wait.total_seconds())})
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self._interval.total_seconds())
+                await asyncio.wait_for(stop.wait(), wait.total_seconds())
 
 
 def followed_repos(

@@ -107,7 +107,9 @@ class Syncer:
     """Keeps the store's mirror of each repository in step with GitHub.
 
     ``discussed`` and ``min_comments`` size the fetch of old items discussed in an old window:
-    the most commented ``discussed`` items with at least ``min_comments`` comments.
+    the most commented ``discussed`` items with at least ``min_comments`` comments. The pages of
+    an old window's comments scale with the rate limit left (``old_comment_share``), capped by
+    ``old_comment_pages`` when given.
     """
 
     def __init__(
@@ -119,7 +121,8 @@ class Syncer:
         backfill_days: int = 14,
         overlap: timedelta = timedelta(minutes=2),
         web_url: str = "https://github.com",
-        old_comment_pages: int = 20,
+        old_comment_pages: int | None = None,
+        old_comment_share: float = 0.5,
         discussed: int = 5,
         min_comments: int = 2,
     ) -> None:
@@ -130,6 +133,7 @@ class Syncer:
         self._overlap = overlap
         self._web_url = web_url
         self._old_comment_pages = old_comment_pages
+        self._old_comment_share = old_comment_share
         self._discussed = discussed
         self._min_comments = min_comments
         self._locks: dict[str, asyncio.Lock] = {}
@@ -351,6 +355,17 @@ class Syncer:
         seen.update(c.id for c in comments)
         return max((c.updated_at for c in comments), default=None)
 
+    def _old_comment_budget(self) -> int:
+        """Pages an old window's comment stream may read: a share of the requests GitHub says
+        are left (half: 2,500 pages with a fresh token, 30 without one), never the last
+        ``RESERVE``; at most ``old_comment_pages`` when set; 20 before GitHub has said."""
+        remaining = self._client.remaining("core")
+        cap = self._old_comment_pages
+        if remaining is None:
+            return cap if cap is not None else 20
+        budget = min(_scaled(remaining, self._old_comment_share), remaining - RESERVE)
+        return budget if cap is None else min(cap, budget)
+
     # -- reconciliation ---------------------------------------------------------------------
 
     async def _belongs(self, row: dict[str, object], repo: str) -> bool:
@@ -545,10 +560,7 @@ class Syncer:
             if self._clock() - attempted < SEARCH_FRESH:
                 tally.notes.append(_missing_note(what, gap, since, start))
                 return state, False
-        budget = self._old_comment_pages
-        remaining = self._client.remaining("core")
-        if remaining is not None:
-            budget = min(budget, remaining - RESERVE)
+        budget = self._old_comment_budget()
         if budget <= 0:
             tally.notes.append(_missing_note(what, gap, since, start))
             return state, False
@@ -564,7 +576,10 @@ class Syncer:
                     done = end + EDIT_SLACK
                     return _mark_partial(state, stream, start, end, self._clock(), done), True
                 needed = _pages_needed(since, end + EDIT_SLACK, reached, pages)
-                if needed > budget or pages >= budget:
+                left = self._old_comment_budget()  # from the limit GitHub says is left now
+                if self._old_comment_pages is not None:
+                    left = min(left, self._old_comment_pages - pages)
+                if needed - pages > left or left <= 0:
                     break
         reached = max(reached or since, since)
         tally.notes.append(_missing_note(what, gap, reached, start))
@@ -644,6 +659,10 @@ def _repo_of(row: dict[str, object]) -> str | None:
     web = str(row.get("html_url") or "")
     parts = web.split("://", 1)[-1].split("/")
     return f"{parts[1]}/{parts[2]}".lower() if len(parts) >= 4 else None
+
+
+def _scaled(remaining: int, share: float) -> int:
+    return max(1, math.ceil(remaining * share)) if remaining > RESERVE else 0
 
 
 def _pages_needed(start: datetime, end: datetime, reached: datetime | None, pages: int) -> int:

@@ -641,3 +641,15 @@ async def test_backfill_stopped_by_the_limit_says_what_is_missing_and_resumes(
     assert await rig.human_comments(window) == one_day.human_comment_counts(
         window.start, window.end
     )
+
+
+async def test_old_comment_budget_scales_with_the_limit_left(
+    rig_factory: RigFactory, twenty_days: Dataset
+) -> None:
+    """With a token, five old days read their 30-odd comment pages in full (no fixed 20)."""
+    rig = await rig_factory(twenty_days, token="t")
+    start, _ = twenty_days.day(19)
+    _, end = twenty_days.day(15)
+    report = await rig.syncer.ensure(REPO, Window(start, end))
+    assert report.requests_by_stream["comments"] > 20
+    assert not [n for n in report.notes if n.startswith("comments of")]

@@ -607,11 +607,18 @@ def _discord(
     from bot.discord import build_discord_client
     from bot.discord.post import DiscordDaily
 
+    buttons = DigestButtons(
+        ButtonSigner.from_secret(token.get_secret_value()),
+        runtime.core.config,
+        clock,
+        page_url=extras.page_url if extras is not None else None,
+    )
     client = build_discord_client(
         runtime.core,
         settings.discord,
         subscriptions=channels,
         defaults=DefaultsStore(runtime.state),
+        buttons=buttons,
         clock=clock,
     )
     posts["discord"] = DiscordDaily(
@@ -619,6 +626,7 @@ def _discord(
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
         site_url=settings.site_url,
+        buttons=buttons,
     )
     return client, token.get_secret_value()
 

@@ -10,12 +10,13 @@ import discord
 from discord import app_commands
 from discord.app_commands import Choice
 
+from bot.commands.buttons import PREFIX, DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
 from bot.discord.endpoints import point_discord_at
-from bot.discord.handlers import DiscordFrontEnd
+from bot.discord.handlers import DiscordFrontEnd, custom_id
 from bot.discord.options import (
     ask_command,
     digest_command,
@@ -250,6 +251,11 @@ class ReportClient(discord.Client):
         if self.user is not None:
             await self.front.on_message(message, self.user)
 
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        component = interaction.type == discord.InteractionType.component
+        if component and custom_id(interaction).startswith(PREFIX):
+            await self.front.button(interaction)
+
 
 def build_discord_client(
     core: Core,
@@ -257,6 +263,7 @@ def build_discord_client(
     *,
     subscriptions: Subscriptions,
     defaults: DefaultsStore | None = None,
+    buttons: DigestButtons | None = None,
     clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
@@ -266,5 +273,7 @@ def build_discord_client(
     ``options`` go to ``discord.Client`` (e.g. ``guild_ready_timeout``).
     """
     point_discord_at(settings.api_url, settings.gateway_url)
-    front = DiscordFrontEnd(core=core, subscriptions=subscriptions, clock=clock, defaults=defaults)
+    front = DiscordFrontEnd(
+        core=core, subscriptions=subscriptions, clock=clock, defaults=defaults, buttons=buttons
+    )
     return ReportClient(front, sync_commands=sync_commands, **options)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import discord
 
 from bot.commands import messages
+from bot.commands.buttons import ButtonRefused, DigestButtons
 from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import (
     Core,
@@ -39,6 +40,7 @@ from bot.discord.render import (
     render_answer,
     render_discord,
     render_text,
+    with_buttons,
 )
 
 log = logging.getLogger(__name__)
@@ -53,6 +55,12 @@ def _known(value: str | None) -> Callable[[], Awaitable[str | None]]:
         return value
 
     return read
+
+
+def custom_id(interaction: Interaction) -> str:
+    """The ``custom_id`` of a component interaction ("" for any other)."""
+    data: Mapping[str, Any] = cast("Mapping[str, Any]", interaction.data or {})
+    return str(data.get("custom_id") or "")
 
 
 def interaction_caller(interaction: Interaction) -> Caller:
@@ -95,8 +103,10 @@ class DiscordFrontEnd:
         subscriptions: Subscriptions,
         clock: Callable[[], datetime],
         defaults: DefaultsStore | None = None,
+        buttons: DigestButtons | None = None,
     ) -> None:
         self.core = core
+        self.buttons = buttons
         self.clock = clock
         self.dispatch = Dispatcher(core, subscriptions, platform="discord", defaults=defaults)
 
@@ -109,7 +119,26 @@ class DiscordFrontEnd:
         digest = await self._guarded(interaction, command, build.run())
         if not isinstance(digest, Failed):
             post = render_discord(digest, site_url=self.core.site_url)
+            if self.buttons is not None:
+                post = with_buttons(post, self.buttons(digest))
             await self._deliver(interaction, post, private=build.private)
+
+    async def button(self, interaction: Interaction) -> None:
+        """A click on a digest's button: that digest, posted as ``/vllm-report`` would post it
+        (deferred at once); a forged or stale value is refused to the clicker only."""
+        value = custom_id(interaction)
+        try:
+            if self.buttons is None:
+                raise ButtonRefused(messages.BUTTON_STALE)
+            command = self.buttons.signer.command(value)
+        except ButtonRefused as exc:
+            log.info("discord.button_refused", extra={"channel_id": interaction.channel_id})
+            await interaction.response.send_message(
+                messages.button_refused(str(exc)), ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        log.info("discord.button", extra={"channel_id": interaction.channel_id})
+        await self.report(interaction, command)
 
     async def ask(self, interaction: Interaction, command: AskCommand) -> None:
         """``/vllm-ask``: a short linked answer as follow-ups."""

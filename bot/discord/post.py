@@ -12,12 +12,19 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import discord
 
-from bot.discord.render import DiscordPost, MessageSpec, render_discord, render_text
+from bot.commands.buttons import Button
+from bot.discord.render import (
+    DiscordPost,
+    MessageSpec,
+    render_discord,
+    render_text,
+    with_buttons,
+)
 from digest.models import Digest
 from digest.render.charts import ChartImage
 
@@ -50,13 +57,39 @@ def channel_id(channel: str) -> int:
     return int(channel)
 
 
+def button_view(buttons: Sequence[Button]) -> discord.ui.View:
+    """A row of buttons; a click is answered by the client's ``on_interaction`` (the value is
+    the button's signed ``custom_id``), so the view needs no state and outlives restarts."""
+    view = discord.ui.View(timeout=None)
+    for button in buttons:
+        if button.url is not None:
+            view.add_item(
+                discord.ui.Button(
+                    style=discord.ButtonStyle.link, label=button.label, url=button.url
+                )
+            )
+        else:
+            view.add_item(
+                discord.ui.Button(
+                    style=discord.ButtonStyle.secondary,
+                    label=button.label,
+                    custom_id=button.value,
+                    disabled=button.disabled,
+                )
+            )
+    return view
+
+
 def message_kwargs(spec: MessageSpec) -> dict[str, Any]:
     """Keyword arguments of ``send`` for a rendered message, never able to mention anyone."""
-    return {
+    kwargs: dict[str, Any] = {
         "content": spec.content or None,
         "embeds": [discord.Embed.from_dict(e.to_dict()) for e in spec.embeds],
         "allowed_mentions": NO_MENTIONS,
     }
+    if spec.buttons:
+        kwargs["view"] = button_view(spec.buttons)
+    return kwargs
 
 
 def http_failed(event: str, exc: discord.HTTPException, **fields: Any) -> None:
@@ -179,8 +212,10 @@ class DiscordDaily:
         chart: ChartFn | None = None,
         page_url: PageUrlFn | None = None,
         site_url: str | None = None,
+        buttons: Callable[[Digest], Iterable[Button]] | None = None,
     ) -> None:
         self._client = client
+        self._buttons = buttons
         self._chart = chart
         self._page_url = page_url
         self._site_url = site_url
@@ -207,6 +242,8 @@ class DiscordDaily:
         url = self._page_url(content) if self._page_url is not None else None
         if url is not None:
             post = with_page_link(post, url)
+        if self._buttons is not None:
+            post = with_buttons(post, self._buttons(content))
         image = await self._chart(content) if self._chart is not None else None
         if image is not None:
             send = image_sender(channel, image)

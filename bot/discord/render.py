@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.commands.buttons import Button
 from bot.discord import limits
 from bot.discord.limits import dlen
 from bot.discord.markdown import escape, neutralize
@@ -60,6 +63,7 @@ class MessageSpec:
 
     content: str = ""
     embeds: tuple[EmbedSpec, ...] = ()
+    buttons: tuple[Button, ...] = ()  # one row of components under the message
 
     def to_dict(self) -> dict[str, Any]:
         return {"content": self.content, "embeds": [e.to_dict() for e in self.embeds]}
@@ -214,3 +218,14 @@ def validate(post: DiscordPost) -> None:
     limits.check(m.to_dict() for m in post.messages)
     if not 1 <= dlen(post.thread_name) <= limits.THREAD_NAME:
         raise limits.LimitError(f"thread name has {dlen(post.thread_name)} characters")
+
+
+MAX_BUTTONS = 5  # one action row
+
+
+def with_buttons(post: DiscordPost, buttons: Iterable[Button]) -> DiscordPost:
+    """``post`` whose parent carries ``buttons`` (at most one row of five)."""
+    row = tuple(buttons)[:MAX_BUTTONS]
+    if not row:
+        return post
+    return dataclasses.replace(post, parent=dataclasses.replace(post.parent, buttons=row))

@@ -249,6 +249,46 @@ class FakeDiscord:
         )
         return token
 
+    async def click(
+        self,
+        custom_id: str,
+        *,
+        message_id: int = 1,
+        who: dict[str, Any] = USER,
+        permissions: int = MEMBER_PERMISSIONS,
+        locale: str = "en-US",
+    ) -> str:
+        """Push a button click (a MESSAGE_COMPONENT interaction) on message ``message_id`` of the
+        channel; the interaction token."""
+        interaction_id = next(self._ids)
+        token = f"interaction-token-{interaction_id}"
+        self._interactions[token] = _Interaction(CHANNEL_ID)
+        message = self._message(CHANNEL_ID, {"content": ""}, message_id=message_id)
+        await self.dispatch(
+            "INTERACTION_CREATE",
+            {
+                "id": str(interaction_id),
+                "application_id": str(APP_ID),
+                "type": 3,
+                "token": token,
+                "version": 1,
+                "guild_id": str(GUILD_ID),
+                "channel_id": str(CHANNEL_ID),
+                "channel": TEXT_CHANNEL,
+                "member": {**member(who), "permissions": str(permissions)},
+                "message": message,
+                "data": {"custom_id": custom_id, "component_type": 2},
+                "app_permissions": str(MEMBER_PERMISSIONS),
+                "locale": locale,
+                "guild_locale": "en-US",
+                "entitlements": [],
+                "context": 0,
+                "authorizing_integration_owners": {"0": str(GUILD_ID)},
+                "attachment_size_limit": 8 * 1024 * 1024,
+            },
+        )
+        return token
+
     async def mention(
         self,
         content: str,

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
@@ -152,6 +153,7 @@ async def start_bot(
         core: ReportCore,
         now: datetime = NOW,
         defaults: DefaultsStore | None = None,
+        buttons: DigestButtons | None = None,
         **options: Any,
     ) -> ReportClient:
         settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
@@ -160,6 +162,7 @@ async def start_bot(
             settings,
             subscriptions=subscriptions,
             defaults=defaults,
+            buttons=buttons,
             clock=lambda: now,
             guild_ready_timeout=0.01,
             **options,

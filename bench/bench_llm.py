@@ -5,16 +5,25 @@ server's count, a quarter token a UTF-8 byte) against the default budget, and th
 whole digest against the per-section latency of the server.
 
     python bench/bench_llm.py [--lang zh] [--latency 0.5 --latency 1.0] [--concurrency 4]
+
+With ``--base-url`` and ``--model`` it writes whole digests of the real sample day
+(tests/data/vllm-2026-01-31.json) against that server instead, and prints per section whether
+the model wrote it or why it fell back, its prompt and completion tokens and its seconds:
+
+    python bench/bench_llm.py --base-url http://127.0.0.1:8000/v1 --model smol \
+        [--lang en] [--section-tokens 1500 --digest-tokens 14000 --max-output-tokens 300]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 
@@ -27,6 +36,7 @@ from digest.writers.base import Written
 from digest.writers.llm import LLMWriter
 from digest.writers.template import TemplateWriter
 from tests.fakes.openai_server import FakeOpenAI
+from tests.support.analysis_sample import sample_analysis
 from tests.support.llm_samples import one_day_analysis
 
 
@@ -93,13 +103,83 @@ async def wall(analysis: Analysis, latency: float, concurrency: int, runs: int) 
     )
 
 
+class _Sections(logging.Handler):
+    """Collects the writer's per-section events."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.rows: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg in ("llm.section_written", "llm.section_fallback"):
+            self.rows.append(dict(record.__dict__))
+
+
+async def against(args: argparse.Namespace) -> None:
+    """Whole digests of the sample day against a real server, section by section."""
+    analysis = sample_analysis()
+    client = openai.AsyncOpenAI(
+        base_url=args.base_url, api_key=args.api_key, max_retries=1, timeout=args.timeout
+    )
+    writer = LLMWriter(
+        client,
+        args.model,
+        fallback=TemplateWriter(),
+        concurrency=args.concurrency[0] if args.concurrency else 2,
+        section_tokens=args.section_tokens,
+        digest_tokens=args.digest_tokens,
+        max_output_tokens=args.max_output_tokens,
+        timeout=args.timeout,
+    )
+    sections = _Sections()
+    logger = logging.getLogger("digest.writers.llm")
+    logger.addHandler(sections)
+    logger.setLevel(logging.INFO)
+    print(
+        f"sample day {analysis.data.window.label}: {len(analysis.data.items)} items, "
+        f"{len(analysis.data.comments)} comments; model {args.model} at {args.base_url}"
+    )
+    for lang in args.lang or ["en", "zh"]:
+        sections.rows.clear()
+        started = time.monotonic()
+        written = await writer.write(analysis, lang)
+        wall = time.monotonic() - started
+        endpoint = writer._chat.endpoint
+        print(
+            f"\n== lang={lang}: format {endpoint.mode.value}, refused requests so far "
+            f"{endpoint.refused}; wall {wall:.1f} s; tokens {written.usage.prompt_tokens} prompt "
+            f"+ {written.usage.completion_tokens} completion"
+        )
+        print("| section | written by | prompt | completion | seconds |")
+        print("|---|---|---|---|---|")
+        for row in sorted(sections.rows, key=lambda r: str(r["section"])):
+            who = "model" if row["msg"] == "llm.section_written" else f"fallback ({row['reason']})"
+            print(
+                f"| {row['section']} | {who} | {row['prompt_tokens']} | "
+                f"{row['completion_tokens']} | {row['seconds']:.1f} |"
+            )
+    await client.close()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--lang", action="append", choices=("zh", "en"))
     parser.add_argument("--latency", action="append", type=float)
     parser.add_argument("--concurrency", action="append", type=int)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--base-url", help="an OpenAI-compatible server to run against")
+    parser.add_argument("--model", help="the model to ask (with --base-url)")
+    parser.add_argument("--api-key", default="not-needed")
+    parser.add_argument("--section-tokens", type=int, default=LLMSettings().section_tokens)
+    parser.add_argument("--digest-tokens", type=int, default=LLMSettings().digest_tokens)
+    parser.add_argument("--max-output-tokens", type=int, default=LLMSettings().max_output_tokens)
+    parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args()
+    if args.base_url:
+        if not args.model:
+            parser.error("--base-url needs --model")
+        await against(args)
+        return
     started = time.monotonic()
     analysis = one_day_analysis()
     counts = analysis.counts

@@ -298,13 +298,26 @@ def _reply(response: object, messages: list[dict[str, str]]) -> Reply:
     if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
         raise LLMFailure(Reason.REFUSED, usage=usage)
     data = extract_json(content)
+    if choice.finish_reason == "length" and (data is None or _cut(content)):
+        raise LLMFailure(Reason.TRUNCATED, usage=usage)  # an inner object is not the answer
     if data is None:
         if looks_refused(content):
             raise LLMFailure(Reason.REFUSED, usage=usage)
-        if choice.finish_reason == "length":
-            raise LLMFailure(Reason.TRUNCATED, usage=usage)
         raise LLMFailure(Reason.NOT_JSON if content.strip() else Reason.EMPTY, usage=usage)
     return Reply(content, data, usage)
+
+
+def _cut(text: str) -> bool:
+    """Whether the last JSON object in ``text`` was left open (the answer hit its token limit)."""
+    cleaned = _THINK.sub("", text).strip()
+    start = cleaned.find("{")
+    if start < 0:
+        return False
+    try:
+        json.JSONDecoder().raw_decode(cleaned, start)
+    except ValueError:
+        return True
+    return False
 
 
 def _usage(response: ChatCompletion, messages: list[dict[str, str]], content: str) -> Usage:

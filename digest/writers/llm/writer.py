@@ -143,6 +143,7 @@ class _Run:
         self, kind: SectionKind[BaseModel], found: SectionInput, template: Section, limit: int
     ) -> _Outcome:
         """The model's section, or the template's with the reason it was kept."""
+        started = time.monotonic()
         try:
             blocks, usage = await self._write(kind, found, limit)
         except Fallback as failure:
@@ -152,10 +153,22 @@ class _Run:
                     "section": found.section_id,
                     "reason": failure.reason.value,
                     "detail": failure.detail,
+                    "prompt_tokens": failure.usage.prompt_tokens,
+                    "completion_tokens": failure.usage.completion_tokens,
+                    "seconds": round(time.monotonic() - started, 3),
                 },
             )
             kept = replace(template, fallback=failure.reason.value)
             return _Outcome(kept, failure.usage, failure.reason)
+        log.info(
+            "llm.section_written",
+            extra={
+                "section": found.section_id,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "seconds": round(time.monotonic() - started, 3),
+            },
+        )
         section = Section(template.id, template.title, tuple(blocks), writer=self.name)
         return _Outcome(section, usage)
 

@@ -7,9 +7,11 @@ from collections.abc import AsyncIterator
 import openai
 import pytest
 
-from digest.llm.client import ChatClient, Mode
+from digest.llm.client import ChatClient, LLMFailure, Mode
+from digest.llm.reasons import Reason
 from digest.writers.llm import LLMWriter
 from digest.writers.template import TemplateWriter
+from tests.fakes.openai_server import Answer as FakeAnswer
 from tests.fakes.openai_server import FakeOpenAI, status
 from tests.support.llm_samples import sample_analysis
 
@@ -108,3 +110,17 @@ async def test_a_server_without_any_format_is_asked_in_plain_text() -> None:
     ]
     assert chat.mode is Mode.TEXT and chat.endpoint.refused == 3
     assert isinstance(reply.data, dict)
+
+
+async def test_an_answer_cut_off_mid_object_is_truncated_not_misread() -> None:
+    """A JSON answer cut off at the token limit is truncated, even if an inner object parses."""
+    cut = '{"discussions": [{"number": 1, "viewpoints": [{"login": "a", "view": "b"}, {"lo'
+    async with FakeOpenAI(default=lambda request: FakeAnswer(cut, finish_reason="length")) as fake:
+        client = _client(fake)
+        chat = ChatClient(client, MODEL, max_output_tokens=50, timeout=5.0)
+        with pytest.raises(LLMFailure) as failure:
+            await chat.ask(
+                [{"role": "user", "content": '<task section="x">t</task>'}], "x", {"type": "object"}
+            )
+        await client.close()
+    assert failure.value.reason is Reason.TRUNCATED

@@ -574,6 +574,7 @@ def _slack(
         defaults=DefaultsStore(runtime.state),
         buttons=buttons,
         directory=runtime.subscriptions.all_subscriptions,
+        chart=extras.chart if extras is not None else None,
         pace_s=pace_s,
     )
     posts["slack"] = SlackDaily(  # one pace per channel

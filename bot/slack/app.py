@@ -22,7 +22,7 @@ from bot.commands.subscriptions import Directory, Subscriptions
 from bot.slack.dedup import Claims
 from bot.slack.handlers import SlackBot
 from bot.slack.home import SUBSCRIBE_ACTION, SUBSCRIBE_VIEW
-from bot.slack.post import SlackPoster, Sleep
+from bot.slack.post import ChartFn, SlackPoster, Sleep
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ def build_slack_app(
     defaults: DefaultsStore | None = None,
     buttons: DigestButtons | None = None,
     directory: Directory | None = None,
+    chart: ChartFn | None = None,
     command: str = COMMAND,
     pace_s: float = 1.0,
     sleep: Sleep = asyncio.sleep,
@@ -71,6 +72,7 @@ def build_slack_app(
         defaults=defaults,
         buttons=buttons,
         directory=directory,
+        chart=chart,
     )
     _BOTS[app] = bot
     if signing_secret:

@@ -33,8 +33,9 @@ from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
 from bot.slack.mrkdwn import escape
 from bot.slack.people import slack_caller
-from bot.slack.post import SlackPoster, slack_error
+from bot.slack.post import ChartFn, SlackPoster, slack_error
 from bot.slack.render import SlackPost, render_answer, render_slack, with_buttons
+from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +86,14 @@ class SlackBot:
         defaults: DefaultsStore | None = None,
         buttons: DigestButtons | None = None,
         directory: Directory | None = None,
+        chart: ChartFn | None = None,
     ) -> None:
         self.poster = poster
         self._core = core
         self._directory = directory
         self._site_url = core.site_url
         self._buttons = buttons
+        self._chart = chart
         self._clock = clock
         self._deliveries = Deliveries(claims)
         self._dispatch = Dispatcher(core, subscriptions, platform="slack", defaults=defaults)
@@ -302,14 +305,16 @@ class SlackBot:
         await self._build(self._dispatch.build(command, self._caller(origin)), origin)
 
     async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
+        image: ChartImage | None = None
         if isinstance(build, DigestBuild):
             digest = await build.run()
             post = render_slack(digest, site_url=self._site_url)
             if self._buttons is not None:
                 post = with_buttons(post, self._buttons(digest))
+            image = await self._chart(digest) if self._chart is not None else None
         else:
             post = render_answer(await build.run())
-        await self._deliver(post, origin, private=build.private)
+        await self._deliver(post, origin, private=build.private, image=image)
 
     def _caller(self, origin: Origin) -> Caller:
         return slack_caller(self.poster.client, origin.channel, origin.user, origin.team)
@@ -317,7 +322,11 @@ class SlackBot:
     def _manager(self, origin: Origin) -> CanManage:
         return lambda: is_manager(self.poster.client, origin.channel, origin.user)
 
-    async def _deliver(self, post: SlackPost, origin: Origin, *, private: bool) -> None:
+    async def _deliver(
+        self, post: SlackPost, origin: Origin, *, private: bool, image: ChartImage | None = None
+    ) -> None:
+        """Post ``post`` where it was asked for (or in a DM); ``image``, the digest's chart,
+        goes first into its thread (an upload failure is logged, the text still goes out)."""
         if private:
             try:
                 channel = await self.poster.open_dm(origin.user)
@@ -325,7 +334,12 @@ class SlackBot:
                 log.warning("slack.dm_failed", extra={"error": slack_error(exc)})
                 await self._tell(origin, messages.CANNOT_DM)
                 return
-            await self.poster.post_thread(channel, post)
+
+            async def sent_privately(index: int, ts: str) -> None:
+                if index == 0 and image is not None:
+                    await self.poster.upload_chart(channel, ts, image)
+
+            await self.poster.post_thread(channel, post, sent=sent_privately)
             if origin.thread_ts and not origin.im:
                 await self._tell(origin, messages.SENT_PRIVATE)
             return
@@ -334,6 +348,8 @@ class SlackBot:
         async def sent(index: int, ts: str) -> None:
             nonlocal parent_out
             parent_out = True
+            if index == 0 and image is not None:
+                await self.poster.upload_chart(origin.channel, origin.thread_ts or ts, image)
 
         try:
             await self.poster.post_thread(

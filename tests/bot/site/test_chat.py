@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+import aiohttp
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -19,6 +20,7 @@ from config.settings import load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.models import Digest, Window
 from tests.bot.discord.test_post import discord_client  # noqa: F401 - the shared fixture
+from tests.bot.slack.conftest import NOW, SECRET
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
 from tests.support.serve import sample_digest, sample_store
@@ -170,3 +172,38 @@ async def test_discord_upload_failure_still_posts_the_digest(
     assert failed.status == 413 and failed.files
     assert parent.status == 200 and not parent.files and "image" not in parent.body["embeds"][0]
     assert len(fake.find("POST", rf"channels/{CHANNEL_ID}/messages/\d+/threads")) == 1
+
+
+async def test_slack_command_digest_carries_the_chart(slack: FakeSlack, store: SQLiteStore) -> None:
+    """/vllm-report 2026-01-31 posts its digest with the day's chart first in the thread."""
+    from bot.commands.runner import ReportCore
+    from bot.slack import build_slack_app, slack_bot, start_http
+    from tests.bot.slack.conftest import builder
+    from tests.fakes.slack import form_body, sign, slash_payload
+
+    extras = ChatExtras(store=store, config=load_config(), site_url=None)
+    core = ReportCore(
+        config=load_config(), get_digest=builder(store).build, clock=lambda: NOW, store=store
+    )
+    client = AsyncWebClient(token="xoxb-command", base_url=slack.api_url)
+    app = build_slack_app(
+        core, client, signing_secret=SECRET, clock=lambda: NOW, chart=extras.chart, pace_s=0
+    )
+    server = await start_http(app, 0, host="127.0.0.1")
+    try:
+        body = form_body(slash_payload("2026-01-31"))
+        headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(SECRET, body)}
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(
+                f"http://127.0.0.1:{server.port}/slack/events", data=body, headers=headers
+            ) as response,
+        ):
+            assert response.status == 200
+        await slack_bot(app).jobs.idle()
+    finally:
+        await server.stop(drain_s=5)
+    parent = next(p for p in slack.posts if "thread_ts" not in p)
+    (done,) = slack.called("files.completeUploadExternal")
+    assert done.args["thread_ts"] == parent["_ts"]
+    assert "Activity per hour" in slack.called("files.getUploadURLExternal")[0].args["alt_txt"]

@@ -91,7 +91,8 @@ def discussion(ctx: Context, rank: int, hot: HotDiscussion) -> tuple[Block, ...]
         quote = quoted(shorten(sentence, QUOTE_LIMIT), lang)
         points.append(say(key, lang, user=ctx.user(comment.author), quote=quote))
     last = hot.comments[-1].author
-    points.append(say("hot.status", lang, state=state_of(item, lang), user=ctx.user(last)))
+    status = say("hot.status", lang, state=state_of(item, lang), user=ctx.user(last))
+    points.append((*status, *ctx.fix_note(item)))
     return (Paragraph(head), BulletList(tuple(points)))
 
 

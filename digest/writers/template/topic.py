@@ -39,7 +39,8 @@ def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
         "state": state_of(item, ctx.lang),
         "author": ctx.user(item.author),
     }
-    return say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
+    entry = say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
+    return (*entry, *ctx.fix_note(item))
 
 
 def _described(ctx: Context, item: Item) -> Spans:

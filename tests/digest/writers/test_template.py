@@ -374,3 +374,29 @@ def test_substantive_changes_and_regressions_lead_on_a_ranking_day(lang: str) ->
     watch = _entry_leads(writer.section("watch", analysis, lang))
     assert set(changes[: len(day.substantive_merged)]) == day.substantive_merged
     assert set(watch[: len(day.substantive_open)]) == day.substantive_open
+
+
+@pytest.mark.parametrize(
+    ("lang", "proposed", "fixes"),
+    [("en", "fix proposed in", "fixes"), ("zh", "提出了修复", "修复")],
+)
+def test_linked_fixes_are_shown_where_items_appear(lang: str, proposed: str, fixes: str) -> None:
+    """A hot issue names the open PR that fixes it; a merged PR names the issue it fixes."""
+    from dataclasses import replace as changed
+
+    bug = make_item(1, "[Bug]: crash in the scheduler", labels=("bug",))
+    proposal = changed(make_item(2, "[Bugfix] Guard the block pool", pr=True), fixes=(1,))
+    merged = changed(
+        make_item(3, "[Core] Drop stale hashes", pr=True, merged=WINDOW.start + timedelta(hours=5)),
+        fixes=(1,),
+        body_excerpt="Drop the stale block hash before freeing the block.",
+    )
+    talk = tuple(make_comment(n, 1, who) for n, who in enumerate(("ann", "bob", "cat")))
+    analysis = analyze(window_data((bug, proposal, merged), talk), ())
+    writer = TemplateWriter()
+    hot = writer.section("hot", analysis, lang)
+    changes = writer.section("key_changes", analysis, lang)
+    hot_text = "".join(s.text if isinstance(s, Text) else "" for s in iter_spans(hot.blocks))
+    assert 3 in hot.cites and fixed in hot_text
+    change_text = "".join(s.text if isinstance(s, Text) else "" for s in iter_spans(changes.blocks))
+    assert fixes in change_text and 1 in changes.cites

@@ -377,11 +377,11 @@ def test_substantive_changes_and_regressions_lead_on_a_ranking_day(lang: str) ->
 
 
 @pytest.mark.parametrize(
-    ("lang", "proposed", "fixes"),
-    [("en", "fix proposed in", "fixes"), ("zh", "提出了修复", "修复")],
+    ("lang", "fixed", "fixes"),
+    [("en", "fixed by", "fixes"), ("zh", "已由", "修复")],
 )
-def test_linked_fixes_are_shown_where_items_appear(lang: str, proposed: str, fixes: str) -> None:
-    """A hot issue names the open PR that fixes it; a merged PR names the issue it fixes."""
+def test_linked_fixes_are_shown_where_items_appear(lang: str, fixed: str, fixes: str) -> None:
+    """A hot issue names the merged PR that fixes it; that PR names the issue it fixes."""
     from dataclasses import replace as changed
 
     bug = make_item(1, "[Bug]: crash in the scheduler", labels=("bug",))

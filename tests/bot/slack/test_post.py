@@ -248,3 +248,20 @@ async def test_slack_late_quiet_day_says_it_is_late(slack: FakeSlack) -> None:
     assert line["text"].endswith(
         "Posted late: this daily digest was due at 2026-03-04 11:21 (UTC+8)."
     )
+
+
+async def test_the_daily_post_carries_the_digest_buttons(fake: FakeSlack) -> None:
+    """A daily post's parent has the same signed buttons as a command's; its replies have none."""
+    from bot.commands.buttons import ButtonSigner, DigestButtons
+
+    signer = ButtonSigner.from_secret("xoxb-daily")
+    buttons = DigestButtons(signer, load_config(), lambda: NOW)
+    client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url)
+    daily = SlackDaily(SlackPoster(client, pace_s=0), buttons=buttons)
+    digest = await sample_day("en")
+    await daily("C0000001", digest, _nothing)
+    parent, *replies = fake.posts
+    [actions] = [b for b in parent["blocks"] if b["type"] == "actions"]
+    previous = next(e for e in actions["elements"] if e["action_id"] == "vr_prev")
+    assert signer.command(previous["value"]).options.repo == digest.repo
+    assert all(b["type"] != "actions" for r in replies for b in r.get("blocks", []))

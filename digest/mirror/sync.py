@@ -545,15 +545,16 @@ class Syncer:
         keeps every comment posted in the window except those edited much later. Each read
         leaves a ``partial-{stream}`` marker (when, and how far it got): a complete stream is
         not read again; one the budget stopped is not read again for ``SEARCH_FRESH``, then
-        goes on from where it stopped.
+        goes on from where it stopped if the budget can read the rest at the pace it saw.
         Returns the state and whether the stream is complete for the window.
         """
         gap = f"{github_time(start)}..{github_time(end)}"
         what = "review comments" if stream == "review_comments" else "comments"
         partial = _partial_of(state, stream, start, end)
         since = start
+        owed = 0  # pages an earlier read still needed
         if partial is not None:
-            attempted, reached_before = partial
+            attempted, reached_before, owed = partial
             since = max(start, reached_before)
             if since >= end + EDIT_SLACK:  # this stream is complete, the other one was not
                 return state, True
@@ -561,10 +562,10 @@ class Syncer:
                 tally.notes.append(_missing_note(what, gap, since, start))
                 return state, False
         budget = self._old_comment_budget()
-        if budget <= 0:
+        if budget <= 0 or owed > budget:  # the rest cannot be read within the budget
             tally.notes.append(_missing_note(what, gap, since, start))
             return state, False
-        pages = 0
+        pages = needed = 0
         reached: datetime | None = None
         client = self._client
         fetch = client.review_comments if stream == "review_comments" else client.comments
@@ -574,7 +575,7 @@ class Syncer:
                 reached = await self._upsert(repo, stream, page, tally) or reached
                 if not page.has_next or (reached is not None and reached >= end + EDIT_SLACK):
                     done = end + EDIT_SLACK
-                    return _mark_partial(state, stream, start, end, self._clock(), done), True
+                    return _mark_partial(state, stream, start, end, self._clock(), done, 0), True
                 needed = _pages_needed(since, end + EDIT_SLACK, reached, pages)
                 left = self._old_comment_budget()  # from the limit GitHub says is left now
                 if self._old_comment_pages is not None:
@@ -583,7 +584,8 @@ class Syncer:
                     break
         reached = max(reached or since, since)
         tally.notes.append(_missing_note(what, gap, reached, start))
-        return _mark_partial(state, stream, start, end, self._clock(), reached), False
+        owed = max(0, needed - pages)
+        return _mark_partial(state, stream, start, end, self._clock(), reached, owed), False
 
 
 def _whole_second(moment: datetime, *, up: bool = False) -> datetime:
@@ -610,18 +612,18 @@ def _partial_key(stream: CommentStream, start: datetime, end: datetime) -> str:
 
 def _partial_of(
     state: SyncState, stream: CommentStream, start: datetime, end: datetime
-) -> tuple[datetime, datetime] | None:
-    """When an earlier read of ``stream`` for a window holding this one stopped, and how far
-    it had got (the furthest such read); ``None`` when there was none."""
-    best: tuple[datetime, datetime] | None = None
+) -> tuple[datetime, datetime, int] | None:
+    """When an earlier read of ``stream`` for a window holding this one stopped, how far it
+    had got and how many pages it still needed (the furthest such read); else ``None``."""
+    best: tuple[datetime, datetime, int] | None = None
     for key, value in state.etags.items():
         span = _span_of(key, f"partial-{stream}")
         if span is None or not (span[0] <= start and end <= span[1]):
             continue
-        attempted, _, reached = value.partition(" ")
+        attempted, reached, left = [*value.split(" "), "", "", ""][:3]
         when, upto = parse_time(attempted or None), parse_time(reached or None)
         if when is not None and upto is not None and (best is None or upto > best[1]):
-            best = (when, upto)
+            best = (when, upto, int(left) if left.isdigit() else 0)
     return best
 
 
@@ -632,9 +634,11 @@ def _mark_partial(
     end: datetime,
     moment: datetime,
     reached: datetime,
+    left: int,
 ) -> SyncState:
     etags = dict(state.etags)
-    etags[_partial_key(stream, start, end)] = f"{github_time(moment)} {github_time(reached)}"
+    value = f"{github_time(moment)} {github_time(reached)} {left}"
+    etags[_partial_key(stream, start, end)] = value
     return _trim_markers(replace(state, etags=etags))
 
 

@@ -85,6 +85,11 @@ def _digest_parser() -> argparse.ArgumentParser:
     _common(parser)
     parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
     parser.add_argument(
+        "--compact",
+        action="store_true",
+        help="with --format json: each item once, referred to by number elsewhere",
+    )
+    parser.add_argument(
         "--topic",
         action="append",
         metavar="NAME",
@@ -185,9 +190,13 @@ def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
 async def _run_digest(
     args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
 ) -> None:
-    from digest.render.json import dumps
+    from digest.render.json import write_json
     from digest.render.markdown import render_markdown
 
+    if args.compact and args.format != "json":
+        from bot.commands.grammar import UsageError
+
+        raise UsageError("--compact goes with --format json")
     async with _runtime(settings, config) as runtime:
         request = runtime.core.request(
             args.window,
@@ -200,7 +209,11 @@ async def _run_digest(
         )
         with _progress(err, f"Building the {request.repo} digest…"):
             digest = await runtime.core.build(request)
-    out.write(dumps(digest) + "\n" if args.format == "json" else render_markdown(digest))
+    if args.format == "json":  # written as it is made: a 30-day digest is megabytes
+        write_json(digest, out, compact=args.compact)
+        out.write("\n")
+    else:
+        out.write(render_markdown(digest))
 
 
 async def _run_ask(

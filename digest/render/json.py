@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 from digest.analysis.types import LIST_KEYS
 from digest.models import (
@@ -20,6 +21,7 @@ from digest.models import (
     Subheading,
     UserRef,
     Window,
+    iter_spans,
 )
 from digest.render.markdown import render_blocks
 from digest.windows import format_window, title_date
@@ -140,6 +142,12 @@ def lists_json(digest: Digest) -> dict[str, list[dict[str, Any]]]:
 
 def to_json(digest: Digest) -> dict[str, Any]:
     """The digest as a JSON-ready dict (see docs/json-schema.md)."""
+    sections = [section_json(s) for s in digest.sections]
+    return _fields(digest, sections, lists_json(digest))
+
+
+def _fields(digest: Digest, sections: object, lists: object) -> dict[str, Any]:
+    """The document's fields in order, with ``sections`` and ``lists`` as given."""
     window = digest.window
     return {
         "schema_version": digest.schema_version,
@@ -153,8 +161,8 @@ def to_json(digest: Digest) -> dict[str, Any]:
             "display": format_window(window),
         },
         "counts": digest.counts.as_dict(),
-        "sections": [section_json(s) for s in digest.sections],
-        "lists": lists_json(digest),
+        "sections": sections,
+        "lists": lists,
         "provenance": {
             "generated_at": iso(digest.generated_at),
             "synced_at": iso(digest.synced_at),
@@ -173,3 +181,112 @@ def to_json(digest: Digest) -> dict[str, Any]:
 def dumps(digest: Digest, indent: int | None = 2) -> str:
     """The digest as JSON text (UTF-8 characters kept as they are)."""
     return json.dumps(to_json(digest), ensure_ascii=False, indent=indent) + "\n"
+
+
+# -- streamed and compact output ------------------------------------------------------------
+
+
+class _Stream:
+    """A JSON array (``[...]``) or object (``{...}``) whose members are made as it is written."""
+
+    def __init__(self, members: Iterable[Any], *, keyed: bool = False) -> None:
+        self.members = members  # values, or (key, value) pairs when ``keyed``
+        self.keyed = keyed
+
+
+def _compact_span(span: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "item", "number": span["number"]} if span["type"] == "item" else span
+
+
+def _compact_block(block: dict[str, Any]) -> dict[str, Any]:
+    if block["type"] == "paragraph":
+        return {**block, "spans": [_compact_span(s) for s in block["spans"]]}
+    if block["type"] == "bullets":
+        return {**block, "items": [[_compact_span(s) for s in e] for e in block["items"]]}
+    return block
+
+
+def _section(section: Section, compact: bool) -> dict[str, Any]:
+    found = section_json(section)
+    if compact:
+        found["blocks"] = [_compact_block(b) for b in found["blocks"]]
+    return found
+
+
+def _items_table(digest: Digest) -> Iterator[tuple[str, dict[str, Any]]]:
+    """For the compact form, each item once, by number: the lists' items in full, the other
+    items that sections link with their number, title and URL."""
+    table: dict[int, Item | dict[str, Any]] = {}
+    for _key, items in digest.lists:
+        for item in items:
+            table[item.number] = item
+    if not digest.lists:
+        for entries in _lists_from_appendix(digest).values():
+            for entry in entries:
+                table.setdefault(entry["number"], entry)
+    for section in digest.sections:
+        for span in iter_spans(section.blocks):
+            if isinstance(span, ItemRef) and span.number not in table:
+                table[span.number] = {"number": span.number, "title": span.title, "url": span.url}
+    for number in sorted(table):
+        found = table[number]
+        yield str(number), item_json(found) if isinstance(found, Item) else found
+
+
+def _document(digest: Digest, compact: bool) -> _Stream:
+    """``to_json(digest)``, with its sections, lists and items made while they are written."""
+    sections = _Stream(_section(s, compact) for s in digest.sections)
+    if compact:
+        lists: Any = {
+            key: [entry["number"] for entry in entries] for key, entries in _list_entries(digest)
+        }
+    else:
+        lists = _Stream(
+            ((key, _Stream(entries)) for key, entries in _list_entries(digest)), keyed=True
+        )
+    members: list[tuple[str, Any]] = []
+    for key, value in _fields(digest, sections, lists).items():
+        members.append((key, value))
+        if key == "lists" and compact:
+            members.append(("items", _Stream(_items_table(digest), keyed=True)))
+    if compact:
+        members.insert(1, ("compact", True))
+    return _Stream(members, keyed=True)
+
+
+def _list_entries(digest: Digest) -> Iterator[tuple[str, Iterator[dict[str, Any]]]]:
+    if not digest.lists:
+        yield from ((key, iter(entries)) for key, entries in _lists_from_appendix(digest).items())
+        return
+    given = dict(digest.lists)
+    for key in LIST_KEYS:
+        yield key, (item_json(item) for item in given.get(key, ()))
+
+
+def _write(value: Any, out: TextIO, level: int) -> None:
+    if not isinstance(value, _Stream):
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+        out.write(text.replace("\n", "\n" + "  " * level) if level else text)
+        return
+    opening, closing = ("{", "}") if value.keyed else ("[", "]")
+    inner = "  " * (level + 1)
+    first = True
+    for member in value.members:
+        out.write(f"{opening}\n{inner}" if first else f",\n{inner}")
+        first = False
+        if value.keyed:
+            key, member = member
+            out.write(json.dumps(key, ensure_ascii=False) + ": ")
+        _write(member, out, level + 1)
+    out.write(f"{opening}{closing}" if first else f"\n{'  ' * level}{closing}")
+
+
+def write_json(digest: Digest, out: TextIO, *, compact: bool = False) -> None:
+    """The digest as JSON on ``out``, written section by section and item by item.
+
+    Without ``compact`` the text is that of ``dumps(digest)``. With it, every item is written
+    once, under ``items`` (by number, as in ``lists``); ``lists`` holds numbers and an item span
+    only its ``number`` (see docs/json-schema.md).
+    """
+    _write(_document(digest, compact), out, 0)
+    out.write("\n")

@@ -388,3 +388,34 @@ async def test_chat_only_or_malformed_commands_exit_2_with_the_chat_words(
     """The command line refuses what only makes sense in a channel, in the grammar's words."""
     run = await _cli(*words, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
     assert run.code == 2 and said in run.err and "Traceback" not in run.err
+
+
+async def test_compact_json_names_each_item_once(
+    github: FakeGitHub, day: Dataset, tmp_path: Path
+) -> None:
+    """`--format json --compact`: the lists are numbers, each item is written once in `items`."""
+    env = {"GITHUB_API_URL": github.url}
+    run = await _cli("today", "--format", "json", "--compact", env=env, tmp=tmp_path)
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    assert doc["compact"] is True
+    listed = [n for numbers in doc["lists"].values() for n in numbers]
+    assert [len(numbers) for numbers in doc["lists"].values()] == list(doc["counts"].values())
+    assert {str(n) for n in listed} <= set(doc["items"])
+    spans = [
+        span
+        for section in doc["sections"]
+        for block in section["blocks"]
+        for entry in block.get("items", [block.get("spans", [])])
+        for span in entry
+    ]
+    linked = {span["number"] for span in spans if span["type"] == "item"}
+    assert linked and {str(n) for n in linked} <= set(doc["items"])
+    assert all(set(span) == {"type", "number"} for span in spans if span["type"] == "item")
+
+
+async def test_compact_needs_json(tmp_path: Path) -> None:
+    """`--compact` without `--format json` is a usage error, said in one line."""
+    run = await _cli("today", "--compact", env={}, tmp=tmp_path)
+    assert run.code == 2
+    assert run.err == "vllm-report: --compact goes with --format json (see vllm-report --help)\n"

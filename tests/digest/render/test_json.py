@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 
-from digest.render.json import dumps, to_json
+from digest.render.json import dumps, to_json, write_json
 from digest.render.markdown import render_blocks
 from tests.support.analysis_sample import build_digest, sample_analysis
 
@@ -103,3 +104,13 @@ def test_dumps_is_valid_utf8_json() -> None:
     text = dumps(build_digest(sample_analysis(), "zh"))
     assert "每日开发状态摘要" in text
     assert json.loads(text)["lang"] == "zh"
+
+
+def test_streamed_json_is_the_same_text() -> None:
+    """Written section by section and item by item, the JSON is the text ``dumps`` makes."""
+    for lang in ("en", "zh"):
+        digest = build_digest(sample_analysis(), lang)
+        for shown in (digest, dataclasses.replace(digest, lists=())):
+            out = io.StringIO()
+            write_json(shown, out)
+            assert out.getvalue() == dumps(shown)

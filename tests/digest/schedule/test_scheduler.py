@@ -110,10 +110,11 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
     clock = Clock()
     if request.param == "redis":
         async with sandbox() as box:
-            state = RedisState(box.client, prefix=box.prefix)
-            yield World(
-                clock, RedisLedger(box.client, prefix=box.prefix), StateSubscriptions(state)
-            )
+            # Generous timeouts: these tests are about claims and builds, and a loaded machine
+            # must not turn a slow reply into an outage (the outage tests set their own).
+            state = RedisState(box.client, prefix=box.prefix, timeout=30.0)
+            ledger = RedisLedger(box.client, prefix=box.prefix, timeout=30.0)
+            yield World(clock, ledger, StateSubscriptions(state))
         return
     sqlite = SQLiteState(":memory:", clock=clock)
     yield World(clock, StateLedger(sqlite), StateSubscriptions(sqlite))

@@ -645,12 +645,18 @@ def _refresh(
         return followed_repos(config.default_repo, config.repos, (s.repo for s in subs))
 
     pacer = Pacer(runtime.github) if isinstance(runtime, Runtime) else None
+    repair = (
+        Syncer(runtime.github, runtime.store, clock=clock, web_url=settings.github.web_url)
+        if isinstance(runtime, Runtime)
+        else None
+    )
     return MirrorSync(
         syncer,
         repos,
         clock=clock,
         interval=timedelta(minutes=settings.sync_interval_minutes),
         pacer=pacer,
+        reconcile=repair.reconcile if repair is not None else None,
     )
 
 

@@ -30,12 +30,17 @@ class MirrorSync:
         clock: Callable[[], datetime],
         interval: timedelta = timedelta(minutes=10),
         pacer: Pacer | None = None,
+        reconcile: Callable[[str], Awaitable[list[int]]] | None = None,
+        reconcile_every: timedelta = timedelta(hours=1),
     ) -> None:
         self._sync = sync
         self._repos = repos
         self._clock = clock
         self._interval = interval
         self._pacer = pacer
+        self._reconcile = reconcile
+        self._reconcile_every = reconcile_every
+        self._reconciled: datetime | None = None
         self.counters: Counter[str] = Counter()
 
     async def sync_once(self) -> None:
@@ -59,6 +64,27 @@ class MirrorSync:
                     extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
                 )
 
+    async def reconcile_due(self) -> None:
+        """Once every ``reconcile_every``, remove deleted and transferred items from each
+        followed repository's mirror (a few requests each, budgeted by the syncer)."""
+        now = self._clock()
+        if self._reconcile is None or (
+            self._reconciled is not None and now - self._reconciled < self._reconcile_every
+        ):
+            return
+        self._reconciled = now
+        try:
+            names = list(dict.fromkeys(await self._repos()))
+        except DigestError:
+            return
+        for repo in names:
+            try:
+                removed = await self._reconcile(repo)
+            except DigestError as exc:
+                log.warning("sync.reconcile_failed", extra={"repo": repo, "error": str(exc)})
+                continue
+            self.counters["items_removed"] += len(removed)
+
     def next_wait(self) -> timedelta:
         """The wait before the next round: ``interval``, stretched by the pacer (if any) to
         what GitHub's remaining limit allows."""
@@ -72,6 +98,7 @@ class MirrorSync:
             if self._pacer is not None:
                 self._pacer.start()
             await self.sync_once()
+            await self.reconcile_due()
             wait = self.next_wait()
             if wait > self._interval:
                 log.info("sync.paced", extra={"wait_seconds": round(wait.total_seconds())})

@@ -417,6 +417,7 @@ class Syncer:
         if gone:
             await self._store.delete_items(repo, gone)
             log.info("sync.reconciled", extra={"repo": repo, "removed": gone})
+        state = await self._store.get_sync_state(repo)  # as a sync may have left it meanwhile
         etags = {**state.etags, _RECONCILED: str(last)}
         await self._store.set_sync_state(repo, replace(state, etags=etags))
         return gone

@@ -620,6 +620,7 @@ def _discord(
         subscriptions=channels,
         defaults=DefaultsStore(runtime.state),
         buttons=buttons,
+        chart=extras.chart if extras is not None else None,
         clock=clock,
     )
     posts["discord"] = DiscordDaily(

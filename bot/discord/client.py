@@ -27,6 +27,7 @@ from bot.discord.options import (
     unsubscribe_command,
     window_choices,
 )
+from bot.discord.post import ChartFn
 from config.settings import DiscordSettings
 from digest.windows import WINDOW_EXAMPLES
 
@@ -264,6 +265,7 @@ def build_discord_client(
     subscriptions: Subscriptions,
     defaults: DefaultsStore | None = None,
     buttons: DigestButtons | None = None,
+    chart: ChartFn | None = None,
     clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
@@ -274,6 +276,11 @@ def build_discord_client(
     """
     point_discord_at(settings.api_url, settings.gateway_url)
     front = DiscordFrontEnd(
-        core=core, subscriptions=subscriptions, clock=clock, defaults=defaults, buttons=buttons
+        core=core,
+        subscriptions=subscriptions,
+        clock=clock,
+        defaults=defaults,
+        buttons=buttons,
+        chart=chart,
     )
     return ReportClient(front, sync_commands=sync_commands, **options)

@@ -29,7 +29,9 @@ from bot.commands.subscriptions import Subscriptions
 from bot.discord.post import (
     NO_MENTIONS,
     THREAD_ARCHIVE_MINUTES,
+    ChartFn,
     http_failed,
+    image_sender,
     message_kwargs,
     post_thread,
 )
@@ -42,6 +44,7 @@ from bot.discord.render import (
     render_text,
     with_buttons,
 )
+from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +107,11 @@ class DiscordFrontEnd:
         clock: Callable[[], datetime],
         defaults: DefaultsStore | None = None,
         buttons: DigestButtons | None = None,
+        chart: ChartFn | None = None,
     ) -> None:
         self.core = core
         self.buttons = buttons
+        self.chart = chart
         self.clock = clock
         self.dispatch = Dispatcher(core, subscriptions, platform="discord", defaults=defaults)
 
@@ -121,7 +126,8 @@ class DiscordFrontEnd:
             post = render_discord(digest, site_url=self.core.site_url)
             if self.buttons is not None:
                 post = with_buttons(post, self.buttons(digest))
-            await self._deliver(interaction, post, private=build.private)
+            image = await self.chart(digest) if self.chart is not None else None
+            await self._deliver(interaction, post, private=build.private, image=image)
 
     async def button(self, interaction: Interaction) -> None:
         """A click on a digest's button: that digest, posted as ``/vllm-report`` would post it
@@ -243,7 +249,16 @@ class DiscordFrontEnd:
             log.info("discord.original_not_deleted", extra={"interaction_id": interaction.id})
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
-    async def _deliver(self, interaction: Interaction, post: DiscordPost, *, private: bool) -> None:
+    async def _deliver(
+        self,
+        interaction: Interaction,
+        post: DiscordPost,
+        *,
+        private: bool,
+        image: ChartImage | None = None,
+    ) -> None:
+        """Post ``post`` as follow-ups (or by DM); ``image``, the digest's chart, is attached
+        to the parent and shown in its embed (a refused upload posts the text alone)."""
         if private:
             said = await self._send_dm(interaction.user, post.messages)
             if said == messages.SENT_PRIVATE:
@@ -252,8 +267,13 @@ class DiscordFrontEnd:
                 await self._fail(interaction, said)
             return
 
+        async def raw(**kwargs: Any) -> discord.WebhookMessage:
+            return await interaction.followup.send(wait=True, **kwargs)
+
         async def follow_up(spec: MessageSpec) -> discord.abc.Snowflake:
-            return await interaction.followup.send(wait=True, **message_kwargs(spec))
+            return await raw(**message_kwargs(spec))
+
+        send = follow_up if image is None else image_sender(raw, image)
 
         parent_out = False
 
@@ -262,7 +282,7 @@ class DiscordFrontEnd:
             parent_out = True
 
         try:
-            await post_thread(post, channel=interaction.channel, send=follow_up, sent=sent)
+            await post_thread(post, channel=interaction.channel, send=send, sent=sent)
         except discord.HTTPException as exc:
             http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
             if not parent_out:

@@ -106,28 +106,29 @@ def channel_sender(channel: discord.abc.Messageable) -> Send:
     return send
 
 
-def image_sender(channel: discord.abc.Messageable, image: ChartImage) -> Send:
-    """A :data:`Send` whose first message carries ``image``, shown in its first embed.
+def image_sender(raw: Callable[..., Awaitable[Any]], image: ChartImage) -> Send:
+    """A :data:`Send` over ``raw`` (``channel.send``, a follow-up's ``send``) whose first
+    message carries ``image``, shown in its first embed.
 
     When Discord refuses the upload, that message goes again without the image: a chart
     never stops the digest.
     """
     first = True
 
-    async def send(spec: MessageSpec) -> discord.Message:
+    async def send(spec: MessageSpec) -> Any:
         nonlocal first
         if not first:
-            return await channel.send(**message_kwargs(spec))
+            return await raw(**message_kwargs(spec))
         first = False
         kwargs = message_kwargs(spec)
         if kwargs["embeds"]:
             kwargs["embeds"][0].set_image(url=f"attachment://{image.filename}")
         upload = discord.File(io.BytesIO(image.png), filename=image.filename, description=image.alt)
         try:
-            return await channel.send(**kwargs, file=upload)
+            return await raw(**kwargs, file=upload)
         except discord.HTTPException as exc:
             http_failed("discord.chart_failed", exc, image=image.filename)
-            return await channel.send(**message_kwargs(spec))
+            return await raw(**message_kwargs(spec))
 
     return send
 
@@ -246,7 +247,7 @@ class DiscordDaily:
             post = with_buttons(post, self._buttons(content))
         image = await self._chart(content) if self._chart is not None else None
         if image is not None:
-            send = image_sender(channel, image)
+            send = image_sender(channel.send, image)
         try:
             await post_thread(post, channel=channel, send=send, sent=sent, strict=True)
         except discord.HTTPException as exc:

@@ -19,6 +19,8 @@ from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.models import Digest, Window
+from tests.bot.discord.conftest import endpoints, start_bot, subscriptions  # noqa: F401
+from tests.bot.discord.conftest import fake as discord_fake  # noqa: F401
 from tests.bot.discord.test_post import discord_client  # noqa: F401 - the shared fixture
 from tests.bot.slack.conftest import NOW, SECRET
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
@@ -207,3 +209,30 @@ async def test_slack_command_digest_carries_the_chart(slack: FakeSlack, store: S
     (done,) = slack.called("files.completeUploadExternal")
     assert done.args["thread_ts"] == parent["_ts"]
     assert "Activity per hour" in slack.called("files.getUploadURLExternal")[0].args["alt_txt"]
+
+
+@pytest.fixture
+def fake(discord_fake: FakeDiscord) -> FakeDiscord:  # noqa: F811 - start_bot's fake Discord
+    return discord_fake
+
+
+async def test_discord_command_digest_shows_the_chart(
+    start_bot: Any,  # noqa: F811 - the imported fixture
+    fake: FakeDiscord,
+    store: SQLiteStore,
+) -> None:
+    """/vllm-report 2026-01-31 in Discord: the parent follow-up carries the chart in its embed."""
+    from tests.bot.discord.conftest import make_core
+    from tests.support.discord_helpers import WEBHOOK
+
+    extras = ChatExtras(store=store, config=load_config(), site_url=None)
+    await start_bot(make_core(store), chart=extras.chart)
+    await fake.command("vllm-report", {"window": "2026-01-31"})
+    await fake.wait_for(
+        lambda calls: any(c.matches("POST", r"channels/\d+/messages/\d+/threads") for c in calls)
+    )
+    parent = next(c for c in fake.calls if c.matches("POST", WEBHOOK))
+    (upload,) = parent.files
+    assert upload["filename"] == "activity-2026-01-31.png" and upload["data"].startswith(PNG)
+    assert parent.body["embeds"][0]["image"]["url"] == "attachment://activity-2026-01-31.png"
+    assert "Activity per hour" in parent.body["attachments"][0]["description"]

@@ -120,15 +120,14 @@ def _source(digest: Digest) -> str:
         else i18n.phrase("footer.never_synced", lang)
     )
     generated = format_moment(digest.generated_at, digest.window.timezone)
-    return neutralize(
-        " · ".join(
-            [
-                f"{i18n.phrase('footer.writers', lang)}{colon}{writers}",
-                f"{i18n.phrase('footer.synced', lang)}{colon}{synced}",
-                f"{i18n.phrase('footer.generated', lang)}{colon}{generated}",
-            ]
-        )
-    )
+    parts = [
+        f"{i18n.phrase('footer.writers', lang)}{colon}{writers}",
+        f"{i18n.phrase('footer.synced', lang)}{colon}{synced}",
+        f"{i18n.phrase('footer.generated', lang)}{colon}{generated}",
+    ]
+    if digest.fallbacks:
+        parts.append(f"{i18n.phrase('footer.fallbacks', lang)}{colon}{i18n.fallbacks_text(digest)}")
+    return neutralize(" · ".join(parts))
 
 
 def _parent(digest: Digest, summary: Section | None) -> tuple[MessageSpec, bool]:

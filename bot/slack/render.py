@@ -131,6 +131,9 @@ def provenance(digest: Digest) -> list[str]:
         _label(words["synced"], digest.lang) + synced,
         _label(words["written"], digest.lang) + escape(writers),
     ]
+    if digest.fallbacks:
+        fell = i18n.t("footer.fallbacks", digest.lang)
+        parts.append(_label(fell, digest.lang) + escape(i18n.fallbacks_text(digest)))
     return [" · ".join(parts)]
 
 

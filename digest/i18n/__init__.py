@@ -469,6 +469,11 @@ def digest_title(digest: Digest) -> str:
     return report_title(digest.shown_name, title_date(digest.window), digest.lang)
 
 
+def fallbacks_text(digest: Digest) -> str:
+    """The sections that fell back to the template, counted by reason: ``echo 2, language 1``."""
+    return phrase("common.sep", digest.lang).join(f"{r} {n}" for r, n in digest.fallbacks.items())
+
+
 def report_title(display_name: str, date: str, lang: str) -> str:
     """``vLLM 开发动态报告 - 2026-03-10`` / ``vLLM Development Report - 2026-03-10``."""
     return t("report.title", lang, name=display_name, date=date)

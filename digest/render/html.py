@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from digest.analysis.types import LIST_KEYS
-from digest.i18n import count_label, counts_line, digest_title, t
+from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, t
 from digest.i18n.site import site_t
 from digest.models import (
     BulletList,
@@ -251,6 +251,7 @@ def render_report(digest: Digest, nav: Nav, figures: Sequence[Figure] = ()) -> s
             csp=CSP_STATIC,
             name=name,
             title=digest_title(digest),
+            fallbacks=fallbacks_text(digest),
             window=format_window(digest.window),
             counts=counts_line(digest.counts, digest.lang),
             sections=[(s, _groups(s)) for s in digest.sections],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-from digest.i18n import counts_line, digest_title, t
+from digest.i18n import counts_line, digest_title, fallbacks_text, t
 from digest.models import (
     Block,
     Digest,
@@ -138,8 +138,7 @@ def footer(digest: Digest) -> str:
     if digest.usage.total:
         parts.append(f"{t('footer.tokens', lang)}{colon}{digest.usage.total}")
     if digest.fallbacks:
-        counted = t("common.sep", lang).join(f"{r} {n}" for r, n in digest.fallbacks.items())
-        parts.append(f"{t('footer.fallbacks', lang)}{colon}{escape(counted)}")
+        parts.append(f"{t('footer.fallbacks', lang)}{colon}{escape(fallbacks_text(digest))}")
     source = _link(escape(digest.repo), digest.repo_url)
     parts.append(f"{t('footer.source', lang)}{colon}{source}")
     lines = ["---", "", "*" + " · ".join(parts) + "*"]

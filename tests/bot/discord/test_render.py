@@ -180,3 +180,16 @@ def test_follow_ups_are_a_message_of_the_thread(lang: str, heading: str) -> None
     )
     assert heading in text
     assert f"/issues/{HOT_FIXED}>)" in text and f"/pull/{FIX}>)" in text
+
+
+def test_sections_that_fell_back_are_counted_in_the_source_field() -> None:
+    """The parent embed's source field says how many sections fell back, and why."""
+    digest = synthetic_digest(1)
+    fell = tuple(
+        dataclasses.replace(s, fallback="language") if s.id == "trends" else s
+        for s in digest.sections
+    )
+    fields = render_discord(dataclasses.replace(digest, sections=fell)).parent.embeds[0].fields
+    assert any("Template fallbacks: language 1" in f.value for f in fields)
+    plain = render_discord(digest).parent.embeds[0].fields
+    assert not any("fallbacks" in f.value for f in plain)

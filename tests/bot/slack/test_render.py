@@ -185,3 +185,11 @@ def test_follow_ups_are_a_reply_of_the_thread(lang: str, heading: str) -> None:
     text = json.dumps([reply["blocks"] for reply in post.replies], ensure_ascii=False)
     assert heading in text
     assert f"/issues/{HOT_FIXED}|" in text and f"/pull/{FIX}|" in text
+
+
+def test_sections_that_fell_back_are_counted_on_the_parent() -> None:
+    """The parent says how many model sections fell back to the template, and why."""
+    fell = Section("trends", "🔥 Trends", (Paragraph((Text("x"),)),), fallback="echo")
+    post = render_slack(_digest((_summary(), fell)))
+    assert "Template fallbacks: echo 1" in _all_mrkdwn((post.parent,))
+    assert "fallbacks" not in _all_mrkdwn((render_slack(_digest((_summary(),))).parent,))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Literal
 
-from bot.commands.grammar import LANGS, DigestCommand, Options
+from bot.commands.grammar import LANGS, AskCommand, DigestCommand, Options
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
@@ -171,6 +171,17 @@ class Resolver:
         return Resolved(
             replace(merged, lang=lang or self._default_lang), zone_from, channel, workspace
         )
+
+    async def ask(self, command: AskCommand, caller: Caller) -> AskCommand:
+        """``command`` with the channel's (else the workspace's) repository and language; a
+        question without them keeps the language it is written in."""
+        opts = command.options
+        if opts.lang and opts.repo:
+            return command
+        channel, workspace = await self.scopes(caller)
+        found = channel.over(workspace)
+        options = Options(opts.repo or found.repo, opts.lang or found.lang, opts.private)
+        return replace(command, options=options)
 
     async def digest(self, command: DigestCommand, caller: Caller) -> DigestCommand:
         """``command`` with its language, repository and topics filled in."""

@@ -108,13 +108,19 @@ class DigestBuild(_Build):
 
 @dataclass(frozen=True, slots=True)
 class AnswerBuild(_Build):
-    """An answer to a question to build, then render and post."""
+    """An answer to a question to build, then render and post; the channel's or workspace's
+    repository and language apply when the question names none (else its own language)."""
 
     command: AskCommand
     core: Core
+    resolver: Resolver | None = None
+    caller: Caller | None = None
 
     async def run(self) -> Answer:
-        return await self.core.ask(self.command)
+        command = self.command
+        if self.resolver is not None and self.caller is not None:
+            command = await self.resolver.ask(command, self.caller)
+        return await self.core.ask(command)
 
 
 Outcome = Reply | DigestBuild | AnswerBuild
@@ -382,4 +388,4 @@ class Dispatcher:
         """The work behind a digest or a question; ``caller`` brings its defaults."""
         if isinstance(command, DigestCommand):
             return DigestBuild(command, self.core, self.resolver, caller)
-        return AnswerBuild(command, self.core)
+        return AnswerBuild(command, self.core, self.resolver, caller)

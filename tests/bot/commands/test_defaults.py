@@ -113,3 +113,16 @@ def test_bad_settings_are_refused_clearly(text: str, hint: str) -> None:
     """Settings that cannot be kept say why."""
     with pytest.raises(UsageError, match=hint):
         parse(text)
+
+
+async def test_a_question_takes_the_channels_repository_and_language(store: DefaultsStore) -> None:
+    """In a channel set to zh and sglang, a bare question asks sglang in Chinese; without
+    channel or workspace defaults it keeps its own language (no locale override)."""
+    from bot.commands.grammar import AskCommand
+
+    resolver = Resolver(store, "slack", "en")
+    question = AskCommand("what's new in ROCm?")
+    assert (await resolver.ask(question, _says("zh-CN"))).options == Options()
+    await store.put("slack", "channel", "C1", Defaults(lang="zh", repo="sgl-project/sglang"))
+    asked = await resolver.ask(question, _says(None))
+    assert (asked.options.lang, asked.options.repo) == ("zh", "sgl-project/sglang")

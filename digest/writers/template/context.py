@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from digest.analysis.analyze import active_items
@@ -37,6 +38,8 @@ class Context:
     lang: str
     numbers: frozenset[int]
     logins: frozenset[str]
+    known: Mapping[int, Item]  # the window's items by number
+    fixed_by: Mapping[int, list[Item]]  # issue number -> the window's PRs that fix it
 
     @property
     def repo_url(self) -> str:
@@ -62,13 +65,13 @@ class Context:
     def fix_note(self, item: Item) -> Spans:
         """`` (fixed by #M, merged)`` / `` (fix proposed in #M, open)`` for an issue, `` (fixes
         #N)`` for a PR; only items of the window are named; empty when there is no link."""
-        known = {i.number: i for i in active_items(self.analysis.data)}
+        known = self.known
         if item.is_pr:
             targets = [(self.item(known[n]),) for n in item.fixes if n in known]
             if not targets:
                 return ()
             return say("fixes.pr", self.lang, items=join(targets, self.lang))
-        prs = fixers(known.values()).get(item.number, [])
+        prs = self.fixed_by.get(item.number, [])
         if not prs:
             return ()
         pr = prs[0]
@@ -114,4 +117,6 @@ def context(analysis: Analysis, lang: str) -> Context:
         lang=norm_lang(lang),
         numbers=frozenset(item.number for item in items),
         logins=frozenset(logins),
+        known={item.number: item for item in items},
+        fixed_by=fixers(items),
     )

@@ -44,6 +44,8 @@ from typing import IO, Any
 import httpx
 from pydantic import SecretStr
 
+from tests.support.clock import Clock
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.compose import Runtime, build_runtime
@@ -52,7 +54,7 @@ from bot.slack.render import render_slack
 from config.settings import GitHubSettings, Settings, load_config
 from digest.errors import RateLimited
 from digest.models import Digest
-from tests.fakes.github import FakeGitHub, MutableClock, RecordedRequest
+from tests.fakes.github import FakeGitHub, RecordedRequest
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +76,7 @@ MAX_STAGES = 6
 async def serve(days: int, seed: int, review_share: float) -> None:
     """Serve ``days`` of synthetic data; answer JSON commands on stdin, one a line."""
     data = generate(days=days, now=DEFAULT_NOW, seed=seed, repo=REPO, review_share=review_share)
-    clock = MutableClock(DEFAULT_NOW)
+    clock = Clock(DEFAULT_NOW)
 
     def follow(record: RecordedRequest) -> None:
         stamp = record.headers.get(CLOCK_HEADER.lower())
@@ -152,7 +154,7 @@ class FakeProcess:
 class ClockHeader(httpx.AsyncBaseTransport):
     """Sends the pipeline's clock with each request, so the fake's rate limits follow it."""
 
-    def __init__(self, clock: MutableClock) -> None:
+    def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._inner = httpx.AsyncHTTPTransport()
 
@@ -168,7 +170,7 @@ class ClockHeader(httpx.AsyncBaseTransport):
 class FastSleep:
     """Advances the clock instead of waiting; remembers the seconds it skipped."""
 
-    clock: MutableClock
+    clock: Clock
     skipped: list[float] = field(default_factory=list)
 
     async def __call__(self, seconds: float) -> None:
@@ -239,7 +241,7 @@ def run_cli(args: list[str], env: dict[str, str]) -> tuple[float, float, float, 
 
 
 async def staged_build(
-    runtime: Runtime, days: int, clock: MutableClock
+    runtime: Runtime, days: int, clock: Clock
 ) -> tuple[Digest, tuple[float, float], list[str]]:
     """The digest of the last ``days`` days; a build stopped by the rate limit is retried
     after the reset (at most ``MAX_STAGES`` times), as a user without a token would.
@@ -278,7 +280,7 @@ async def measure(
     logging.disable(logging.WARNING)
     fake = await FakeProcess.start(days, seed, review_share)
     config = load_config()
-    clock = MutableClock(DEFAULT_NOW + START_OFFSET)
+    clock = Clock(DEFAULT_NOW + START_OFFSET)
     sleep = FastSleep(clock)
     token = None if anonymous else "bench"
     result: dict[str, Any] = {"days": days, "backfill": backfill, "anonymous": anonymous}
@@ -344,7 +346,7 @@ async def serve_memory(seed: int, count: int) -> dict[str, Any]:
 
     fake = await FakeProcess.start(31, seed)
     config = load_config()
-    clock = MutableClock(DEFAULT_NOW + START_OFFSET)
+    clock = Clock(DEFAULT_NOW + START_OFFSET)
     sleep = FastSleep(clock)
     out: dict[str, Any] = {"count": count}
     try:

@@ -25,6 +25,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from tests.support.clock import Clock
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import SecretStr
@@ -34,7 +36,7 @@ from bot.site import SiteBuilder, SiteOptions, site_builder
 from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Window
-from tests.fakes.github import FakeGitHub, MutableClock
+from tests.fakes.github import FakeGitHub
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
@@ -62,7 +64,7 @@ async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> No
 
 async def run(days: int, seed: int, out: Path) -> None:
     data = generate(days=days + 2, now=DEFAULT_NOW, seed=seed, repo=REPO)
-    clock = MutableClock(DEFAULT_NOW - timedelta(days=1) + timedelta(minutes=5))
+    clock = Clock(DEFAULT_NOW - timedelta(days=1) + timedelta(minutes=5))
     async with FakeGitHub(clock=clock) as github:
         github.add_repo(REPO, issues=data.issues, comments=data.comments)
         settings = Settings(

@@ -27,8 +27,9 @@ from digest.models import Digest
 from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
-from tests.fakes.github import FakeGitHub, MutableClock, comment_row, issue_row
+from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
+from tests.support.clock import Clock
 from tests.support.redis_server import RedisServer, find_binary, free_port
 from tests.support.serve import SCHEDULED, fake_slack_before, sample_digest, subscription
 
@@ -190,7 +191,7 @@ async def test_sync_fresh_seconds_setting(
     github: FakeGitHub, tmp_path: Path, fresh_seconds: float, repeat_requests: bool
 ) -> None:
     """``VLLM_REPORT_SYNC_FRESH_SECONDS`` sets how long a sync is reused instead of repeated."""
-    clock = MutableClock(NOW)
+    clock = Clock(NOW)
     settings = _settings(github, tmp_path / "m.db", sync_fresh_seconds=fresh_seconds)
     async with build_runtime(settings, load_config(), clock=clock) as runtime:
         await runtime.core.build(runtime.core.request("today"))
@@ -238,7 +239,7 @@ async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
         return web.Response(status=500)  # never arrives
 
     fake, runner = await fake_slack_before(drop_replies)
-    clock = MutableClock(SCHEDULED)
+    clock = Clock(SCHEDULED)
     state = SQLiteState(":memory:", clock=clock)
     try:
         subs = StateSubscriptions(state)

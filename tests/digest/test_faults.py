@@ -15,7 +15,8 @@ from bot.compose import Runtime, build_runtime
 from config.settings import GitHubSettings, Settings, load_config
 from digest.models import Digest
 from digest.render.json import to_json
-from tests.fakes.github import FakeGitHub, MutableClock, RecordingSleep
+from tests.fakes.github import FakeGitHub, RecordingSleep
+from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
@@ -30,9 +31,9 @@ def day() -> Dataset:
 @asynccontextmanager
 async def served(
     data: Dataset, db: Path, faults: Callable[[FakeGitHub], None] = lambda gh: None
-) -> AsyncIterator[tuple[FakeGitHub, Runtime, MutableClock, RecordingSleep]]:
+) -> AsyncIterator[tuple[FakeGitHub, Runtime, Clock, RecordingSleep]]:
     """A fake GitHub serving ``data`` (with ``faults`` applied) and a runtime on an empty store."""
-    clock = MutableClock(data.now)
+    clock = Clock(data.now)
     sleep = RecordingSleep(clock)
     async with FakeGitHub(clock=clock) as gh:
         gh.add_repo(REPO, issues=data.issues, comments=data.comments)

@@ -27,13 +27,14 @@ from digest.models import Window
 from digest.service import DEFAULT_MEMO_BYTES, DigestService, cache_key, data_version
 from digest.state.base import SharedState
 from digest.writers.template import TemplateWriter
+from tests.support.clock import Clock
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer, connect, find_binary, sandbox
 from tests.support.service import (
     DAY,
     REPO,
+    START,
     T0,
-    Clock,
     CountingBuilder,
     CountingSync,
     request,
@@ -71,9 +72,9 @@ async def env(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
                 )
                 await until_gone(box.client, f"{box.prefix}probe")
 
-            yield Env(RedisState(box.client, prefix=box.prefix), store, Clock(), wait)
+            yield Env(RedisState(box.client, prefix=box.prefix), store, Clock(START), wait)
     else:
-        clock = Clock()
+        clock = Clock(START)
         state = SQLiteState(str(tmp_path / "state.db"), clock=clock)
 
         async def advance(ttl: timedelta) -> None:
@@ -273,7 +274,7 @@ async def test_redis_down_at_start_still_answers(
         builder = CountingBuilder()
         state = RedisState(client, retry_after=0.05)
         for _ in range(3):  # a new service each time: no in-process memory to help
-            service = DigestService(builder, state, Clock(), store=store)
+            service = DigestService(builder, state, Clock(START), store=store)
             assert (await service.get_digest(request())).repo == REPO
     await store.close()
     assert builder.builds == 3
@@ -294,7 +295,7 @@ async def test_redis_restart_degrades_then_caches_again(
             state = RedisState(client, retry_after=0.05)
 
             async def ask() -> None:  # as a replica without in-process memory would
-                service = DigestService(builder, state, Clock(), store=store)
+                service = DigestService(builder, state, Clock(START), store=store)
                 assert (await service.get_digest(request())).repo == REPO
 
             await ask()
@@ -329,7 +330,9 @@ async def test_process_memory_answers_repeats_during_outage(server: RedisServer)
     await store.set_sync_state(REPO, SYNCED)
     async with connect(server.url) as client:
         builder = CountingBuilder()
-        service = DigestService(builder, RedisState(client, retry_after=0.05), Clock(), store=store)
+        service = DigestService(
+            builder, RedisState(client, retry_after=0.05), Clock(START), store=store
+        )
         first = await service.get_digest(request())
         assert await service.get_digest(request()) == first
     await store.close()
@@ -371,7 +374,7 @@ async def test_mirror_outage_answers_from_fallback(server: RedisServer) -> None:
     local = SQLiteStore(":memory:")
     await local.upsert_items(rows)
     writers = {"template": TemplateWriter()}
-    clock = Clock()
+    clock = Clock(START)
     try:
         async with connect(server.url) as client:
             shared = RedisStore(client, retry_after=0.05)
@@ -432,7 +435,7 @@ async def test_memory_cache_keeps_its_byte_budget_evicting_the_least_recently_us
     tmp_path: Path,
 ) -> None:
     """The in-process cache never holds more than its byte budget; the oldest-used goes first."""
-    clock = Clock()
+    clock = Clock(START)
     store = SQLiteStore(":memory:")
     await store.set_sync_state(REPO, SYNCED)
     state = _Forgetful(str(tmp_path / "state.db"), clock=clock)

@@ -51,6 +51,8 @@ from typing import Any
 from aiohttp import web
 from yarl import URL
 
+from tests.support.clock import Clock
+
 Row = dict[str, Any]
 
 SECONDARY_MESSAGE = (
@@ -469,23 +471,10 @@ class FakeGitHub:
         return web.json_response(payload, status=status, headers=headers)
 
 
-class MutableClock:
-    """A clock that tests move by hand: ``clock()`` is ``clock.now``."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta | float) -> None:
-        self.now += delta if isinstance(delta, timedelta) else timedelta(seconds=delta)
-
-
 class RecordingSleep:
     """An injectable ``sleep``: records each delay, moves ``clock`` if given, returns at once."""
 
-    def __init__(self, clock: MutableClock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
         self.delays: list[float] = []
         self._clock = clock
 

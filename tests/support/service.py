@@ -15,14 +15,7 @@ REPO = "vllm-project/vllm"
 DAY = Window(T0, T0 + timedelta(days=1), "Asia/Shanghai", "2026-03-10")
 
 
-class Clock:
-    """A clock that tests move by hand."""
-
-    def __init__(self, now: datetime = T0 + timedelta(days=2)) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
+START = T0 + timedelta(days=2)  # where the service tests' clocks start
 
 
 def request(window: Window = DAY, **changes: str) -> DigestRequest:

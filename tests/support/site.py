@@ -15,7 +15,8 @@ from typing import Any
 from bot.compose import build_runtime
 from bot.site import SiteOptions, SiteReport, site_builder
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
-from tests.fakes.github import FakeGitHub, MutableClock
+from tests.fakes.github import FakeGitHub
+from tests.support.clock import Clock
 from tests.support.serve import REPO, sample
 
 # an hour after the sample window (2026-01-31 11:44 Shanghai) ended: that day is the newest report
@@ -29,12 +30,12 @@ async def build_site(
     days: int = 3,
     langs: Sequence[str] = ("zh", "en"),
     issues: Sequence[dict[str, Any]] = (),
-    clock: MutableClock | None = None,
+    clock: Clock | None = None,
     site_url: str | None = None,
     search: bool = True,
 ) -> SiteReport:
     """Build the site of the sample repository (plus ``issues``) into ``out``."""
-    now = clock or MutableClock(NOW)
+    now = clock or Clock(NOW)
     data = sample()
     async with FakeGitHub(clock=now) as github:
         github.add_repo(REPO, issues=[*data["issues"], *issues], comments=data["comments"])

@@ -36,17 +36,10 @@ from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.slack import start_fake_slack, stop_fake_slack
+from tests.support.clock import Clock
 from tests.support.serve import sample_digest
 
 NOW = datetime(2026, 2, 1, 2, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -178,7 +171,7 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
     fake = await start_fake_slack()
     try:
         client = AsyncWebClient(token="xoxb-test", base_url=fake.api_url)
-        clock = Clock()
+        clock = Clock(NOW)
         store = StateSubscriptions(state)
         commands = SubscriptionCommands(
             ChannelSubscriptions(store, clock),

@@ -8,7 +8,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bot.site.build import report_days
-from tests.fakes.github import FakeGitHub, MutableClock, issue_row
+from tests.fakes.github import FakeGitHub, issue_row
+from tests.support.clock import Clock
 from tests.support.site import NOW, build_site
 
 REPO_DIR = "vllm-project/vllm"
@@ -76,7 +77,7 @@ async def test_same_data_same_bytes(tmp_path: Path) -> None:
 async def test_rebuild_reuses_unchanged_days(tmp_path: Path) -> None:
     """A rebuild renders no unchanged day; a new day renders itself and its neighbour, and the
     day that left the span stays in the archive."""
-    clock = MutableClock(NOW)
+    clock = Clock(NOW)
     out, db = tmp_path / "site", tmp_path / "m.db"
     await build_site(out, db, clock=clock, search=False)
     again = await build_site(out, db, clock=clock, search=False)
@@ -91,7 +92,7 @@ async def test_rebuild_reuses_unchanged_days(tmp_path: Path) -> None:
 
 async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
     """When GitHub cannot be reached, days built before stay and nothing new is invented."""
-    clock = MutableClock(NOW)
+    clock = Clock(NOW)
     out = tmp_path / "site"
     await build_site(out, tmp_path / "m.db", clock=clock, search=False, days=2)
     clock.advance(timedelta(days=1))

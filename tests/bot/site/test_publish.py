@@ -18,7 +18,8 @@ from bot.site.publish import SitePublisher, add_site_routes, publishing
 from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config
 from digest.models import Digest
 from digest.schedule.subscription import Subscription
-from tests.fakes.github import FakeGitHub, MutableClock
+from tests.fakes.github import FakeGitHub
+from tests.support.clock import Clock
 from tests.support.serve import REPO, sample, sample_digest, subscription
 from tests.support.site import NOW, build_site
 
@@ -111,7 +112,7 @@ async def test_directories_without_a_slash_redirect(reports: str) -> None:
 async def test_a_daily_post_rebuilds_the_site(tmp_path: Path) -> None:
     """After a daily post the publisher rebuilds the site in the background; the post did not
     wait for it."""
-    clock = MutableClock(NOW)
+    clock = Clock(NOW)
     data = sample()
     async with FakeGitHub(clock=clock) as github:
         github.add_repo(REPO, issues=data["issues"], comments=data["comments"])

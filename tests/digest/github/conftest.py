@@ -8,24 +8,25 @@ import httpx
 import pytest
 
 from digest.github.client import GitHubClient
-from tests.fakes.github import FakeGitHub, MutableClock, RecordingSleep
+from tests.fakes.github import FakeGitHub, RecordingSleep
+from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW
 
 
 @pytest.fixture
-def clock() -> MutableClock:
+def clock() -> Clock:
     """The shared clock of the fake and the client, at the synthetic data's ``now``."""
-    return MutableClock(DEFAULT_NOW)
+    return Clock(DEFAULT_NOW)
 
 
 @pytest.fixture
-def sleep(clock: MutableClock) -> RecordingSleep:
+def sleep(clock: Clock) -> RecordingSleep:
     """A sleep that records its delays and moves the clock instead of waiting."""
     return RecordingSleep(clock)
 
 
 @pytest.fixture
-async def fake(clock: MutableClock) -> AsyncIterator[FakeGitHub]:
+async def fake(clock: Clock) -> AsyncIterator[FakeGitHub]:
     """A running fake GitHub REST server."""
     async with FakeGitHub(clock=clock) as gh:
         yield gh
@@ -39,6 +40,6 @@ async def http(fake: FakeGitHub) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture
-def client(http: httpx.AsyncClient, sleep: RecordingSleep, clock: MutableClock) -> GitHubClient:
+def client(http: httpx.AsyncClient, sleep: RecordingSleep, clock: Clock) -> GitHubClient:
     """An anonymous client on the fake; jitter fixed at the middle of its range."""
     return GitHubClient(http, sleep=sleep, clock=clock, jitter=lambda: 0.5)

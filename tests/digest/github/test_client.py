@@ -15,13 +15,13 @@ from digest.github.client import GitHubClient, Page
 from digest.github.retry import RetryPolicy
 from tests.fakes.github import (
     FakeGitHub,
-    MutableClock,
     RecordingSleep,
     comment_row,
     issue_row,
     refused_url,
     review_comment_row,
 )
+from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW
 
 REPO = "vllm-project/vllm"
@@ -124,7 +124,7 @@ async def test_token_is_sent_as_bearer_and_never_shown(
     fake: FakeGitHub,
     http: httpx.AsyncClient,
     sleep: RecordingSleep,
-    clock: MutableClock,
+    clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A token raises the limit to 5,000 and appears in no log record, repr or recording."""
@@ -164,7 +164,7 @@ async def test_exhausted_rate_limit_raises_with_reset_time(
 
 
 async def test_limit_resetting_within_a_minute_is_waited_for(
-    fake: FakeGitHub, client: GitHubClient, sleep: RecordingSleep, clock: MutableClock
+    fake: FakeGitHub, client: GitHubClient, sleep: RecordingSleep, clock: Clock
 ) -> None:
     """A primary limit that resets within the wait cap is slept through, then retried."""
     fake.add_repo(REPO, issues=rows(5))
@@ -204,7 +204,7 @@ async def test_one_issue_by_number(fake: FakeGitHub, client: GitHubClient) -> No
 
 
 async def test_connection_refused_is_source_unavailable(
-    sleep: RecordingSleep, clock: MutableClock
+    sleep: RecordingSleep, clock: Clock
 ) -> None:
     """Refused connections are retried with growing backoff, then reported as unavailable."""
     async with httpx.AsyncClient(base_url=refused_url(), timeout=2.0) as http:
@@ -216,7 +216,7 @@ async def test_connection_refused_is_source_unavailable(
 
 
 async def test_undecodable_body_is_source_unavailable_at_once(
-    sleep: RecordingSleep, clock: MutableClock
+    sleep: RecordingSleep, clock: Clock
 ) -> None:
     """A body httpx cannot decode is reported as unavailable, not retried and not leaked raw."""
 
@@ -292,7 +292,7 @@ async def test_persistent_server_errors_give_up(
 
 
 async def test_total_wait_is_capped(
-    fake: FakeGitHub, http: httpx.AsyncClient, sleep: RecordingSleep, clock: MutableClock
+    fake: FakeGitHub, http: httpx.AsyncClient, sleep: RecordingSleep, clock: Clock
 ) -> None:
     """Retries stop once the next backoff would pass the total time cap."""
     fake.add_repo(REPO, issues=rows(5))
@@ -305,9 +305,7 @@ async def test_total_wait_is_capped(
     assert client.requests_made == 3
 
 
-async def test_timeouts_are_retried(
-    fake: FakeGitHub, sleep: RecordingSleep, clock: MutableClock
-) -> None:
+async def test_timeouts_are_retried(fake: FakeGitHub, sleep: RecordingSleep, clock: Clock) -> None:
     """A request that times out is retried and the stream completes."""
     fake.add_repo(REPO, issues=rows(5))
     fake.stall_at = {1}
@@ -351,6 +349,6 @@ async def test_redirect_to_another_host_is_refused() -> None:
     try:
         async with httpx.AsyncClient(base_url=f"http://{host}:{port}") as http:
             with pytest.raises(SourceUnavailable, match="another host"):
-                await GitHubClient(http, token="t", clock=MutableClock(DEFAULT_NOW)).issue(REPO, 1)
+                await GitHubClient(http, token="t", clock=Clock(DEFAULT_NOW)).issue(REPO, 1)
     finally:
         await runner.cleanup()

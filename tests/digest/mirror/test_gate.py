@@ -15,8 +15,9 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.mirror.gate import SyncGate
 from digest.models import Window
 from digest.state.base import SharedState
+from tests.support.clock import Clock
 from tests.support.redis_server import connect, free_port, sandbox
-from tests.support.service import DAY, REPO, T0, Clock, CountingSync, until
+from tests.support.service import DAY, REPO, START, T0, CountingSync, until
 
 
 @dataclass
@@ -28,7 +29,7 @@ class Env:
 @pytest.fixture(params=["sqlite", "redis"])
 async def env(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Env]:
     """Two handles on one shared state of each kind, and the clock they follow."""
-    clock = Clock()
+    clock = Clock(START)
     if request.param == "redis":
         async with sandbox() as box, connect(box.url) as other:
             yield Env(
@@ -138,7 +139,7 @@ async def test_replicas_share_one_sync(env: Env) -> None:
 
 async def test_unreachable_state_still_syncs() -> None:
     """With Redis down the gate syncs directly, and still reuses its own recent sync."""
-    clock = Clock()
+    clock = Clock(START)
     sync = CountingSync(clock)
     async with connect(f"redis://127.0.0.1:{free_port()}/0") as client:
         gated = SyncGate(sync, RedisState(client, retry_after=0.05), clock)

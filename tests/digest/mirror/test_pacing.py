@@ -8,7 +8,8 @@ import httpx
 
 from digest.github.client import GitHubClient, RateStatus
 from digest.mirror.pacing import Pacer, next_wait
-from tests.fakes.github import FakeGitHub, MutableClock, issue_row
+from tests.fakes.github import FakeGitHub, issue_row
+from tests.support.clock import Clock
 
 NOW = datetime(2026, 3, 11, 3, 21, tzinfo=UTC)
 TEN = timedelta(minutes=10)
@@ -47,7 +48,7 @@ def test_unknown_limit_keeps_the_interval() -> None:
 
 async def test_unauthenticated_304s_are_paid() -> None:
     """A round of two 304s costs two requests without a token and none with one."""
-    clock = MutableClock(NOW)
+    clock = Clock(NOW)
     async with FakeGitHub(clock=clock) as gh:
         gh.add_repo(REPO, issues=[issue_row(REPO, 1, created=NOW - timedelta(hours=1))])
         async with httpx.AsyncClient(base_url=gh.url) as http:

@@ -23,13 +23,13 @@ from digest.mirror.sync import Syncer
 from digest.models import Comment, Counts, Item, Window
 from tests.fakes.github import (
     FakeGitHub,
-    MutableClock,
     RecordingSleep,
     comment_row,
     github_time,
     issue_row,
     review_comment_row,
 )
+from tests.support.clock import Clock
 from tests.support.paths import SAMPLE
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
@@ -46,7 +46,7 @@ class Rig:
     client: GitHubClient
     store: SQLiteStore
     syncer: Syncer
-    clock: MutableClock
+    clock: Clock
     sleep: RecordingSleep
 
     async def counts(self, window: Window) -> Counts:
@@ -85,7 +85,7 @@ async def rig_factory() -> AsyncIterator[RigFactory]:
     opened: list[tuple[FakeGitHub, httpx.AsyncClient, SQLiteStore]] = []
 
     async def build(data: Dataset, *, token: str | None = None, **syncer_options: Any) -> Rig:
-        clock = MutableClock(data.now)
+        clock = Clock(data.now)
         sleep = RecordingSleep(clock)
         fake = FakeGitHub(clock=clock)
         await fake.start()

@@ -13,20 +13,14 @@ import pytest
 from digest.backends.redis.state import RedisState
 from digest.backends.sqlite.state import SQLiteState
 from digest.state.base import SharedState, SubscriptionDoc
+from tests.support.clock import Clock
 from tests.support.redis_server import sandbox
 
 SHORT = timedelta(milliseconds=150)
 LONG = timedelta(minutes=5)
 
 
-class Clock:
-    """A clock that tests move by hand."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+START = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
 
 
 @dataclass
@@ -51,7 +45,7 @@ async def case(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
 
             yield Case(state, wait_gone)
         return
-    clock = Clock()
+    clock = Clock(START)
     path = ":memory:" if request.param == "sqlite-memory" else str(tmp_path / "s" / "state.db")
     sqlite = SQLiteState(path, clock=clock)
 
@@ -151,11 +145,11 @@ async def test_subscriptions_are_keyed_documents(case: Case) -> None:
 async def test_sqlite_state_survives_restart(tmp_path: Path) -> None:
     """Claims and subscriptions in a file are still there after reopening it."""
     path = str(tmp_path / "state.db")
-    first = SQLiteState(path, clock=Clock())
+    first = SQLiteState(path, clock=Clock(START))
     await first.claim("posted:sub:2026-03-10", timedelta(days=3))
     await first.put_subscription("slack", "C1", "r", {"a": 1})
     await first.close()
-    second = SQLiteState(path, clock=Clock())
+    second = SQLiteState(path, clock=Clock(START))
     assert await second.claim("posted:sub:2026-03-10", timedelta(days=3)) is None
     assert len(await second.subscriptions()) == 1
     await second.close()

@@ -549,14 +549,13 @@ def _slack(
 ) -> SlackFrontEnd | None:
     if not chosen.slack:
         return None
-    from slack_sdk.web.async_client import AsyncWebClient
-
     from bot.slack import build_slack_app, slack_bot
+    from bot.slack.client import web_client as slack_web_client
     from bot.slack.post import SlackDaily
 
     token = settings.slack.bot_token
     assert token is not None
-    web_client = AsyncWebClient(token=token.get_secret_value(), base_url=settings.slack.api_url)
+    web_client = slack_web_client(token.get_secret_value(), settings.slack.api_url)
     secret = settings.slack.signing_secret
     buttons = DigestButtons(
         ButtonSigner.from_secret(token.get_secret_value()),
@@ -625,6 +624,7 @@ def _discord(
     )
     posts["discord"] = DiscordDaily(
         client,
+        gateway=client.gateway,
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
         site_url=settings.site_url,

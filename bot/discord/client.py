@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
+from bot.connection import Connection
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd, custom_id
 from bot.discord.options import (
@@ -30,6 +32,8 @@ from bot.discord.options import (
 from bot.discord.post import ChartFn
 from config.settings import DiscordSettings
 from digest.windows import WINDOW_EXAMPLES
+
+log = logging.getLogger(__name__)
 
 LANGUAGES = [Choice(name="English", value="en"), Choice(name="中文", value="zh")]
 WRITERS = [Choice(name="template (no model)", value="template"), Choice(name="llm", value="llm")]
@@ -241,12 +245,26 @@ class ReportClient(discord.Client):
         )
         self.front = front
         self.sync_commands = sync_commands
+        self.gateway = Connection()  # up once READY (or RESUMED), down on a disconnect
         self.tree: app_commands.CommandTree[ReportClient] = app_commands.CommandTree(self)
         add_commands(self.tree, front)
 
     async def setup_hook(self) -> None:
         if self.sync_commands:
             await self.tree.sync()
+
+    async def on_ready(self) -> None:
+        self.gateway.up()
+        log.info("discord.gateway_ready")
+
+    async def on_resumed(self) -> None:
+        self.gateway.up()
+        log.info("discord.gateway_resumed")
+
+    async def on_disconnect(self) -> None:
+        if self.gateway.is_up:
+            log.warning("discord.gateway_disconnected")
+        self.gateway.down()
 
     async def on_message(self, message: discord.Message) -> None:
         if self.user is not None:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import discord
 
 from bot.commands.buttons import Button
+from bot.connection import Connection
 from bot.discord.render import (
     DiscordPost,
     MessageSpec,
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 
 NO_MENTIONS = discord.AllowedMentions.none()
 THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+READY_TIMEOUT_S = 60.0  # a daily post waits this long for the gateway before it is retried
 
 Send = Callable[[MessageSpec], Awaitable[discord.abc.Snowflake]]
 """Sends one rendered message where the thread's parent goes; returns the message sent."""
@@ -196,12 +198,17 @@ async def post_thread(
     await send_parts(replies, post.thread, sent=sent, first=1)
 
 
+class GatewayNotReady(RuntimeError):
+    """The gateway is not connected: nothing was posted, the run is retried."""
+
+
 class DiscordDaily:
     """The daily post in a Discord channel: the digest as a thread, or the quiet-day line.
 
     With ``chart``, the day's chart is attached to the parent and shown in its embed; with
     ``page_url``, the parent embed's title links to the day's page on the report website.
 
+    It waits for the gateway to be ready (``gateway``) first: the channel cache fills from it.
     A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
     has been awaited, a thread or reply Discord refuses is logged and ends the thread.
     """
@@ -210,6 +217,8 @@ class DiscordDaily:
         self,
         client: discord.Client,
         *,
+        gateway: Connection | None = None,
+        ready_timeout: float = READY_TIMEOUT_S,
         chart: ChartFn | None = None,
         page_url: PageUrlFn | None = None,
         site_url: str | None = None,
@@ -217,6 +226,8 @@ class DiscordDaily:
     ) -> None:
         self._client = client
         self._buttons = buttons
+        self._gateway = gateway
+        self._ready_timeout = ready_timeout
         self._chart = chart
         self._page_url = page_url
         self._site_url = site_url
@@ -226,6 +237,8 @@ class DiscordDaily:
         return found if found is not None else await self._client.fetch_channel(channel_id)
 
     async def __call__(self, name: str, content: Digest | str, parent_sent: SentFn) -> None:
+        if self._gateway is not None and not await self._gateway.wait_up(self._ready_timeout):
+            raise GatewayNotReady(f"the Discord gateway is not ready after {self._ready_timeout} s")
         channel = await self._channel(channel_id(name))
         send = channel_sender(channel)
         parent_out = False

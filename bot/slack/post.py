@@ -40,8 +40,6 @@ ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
 """The digest's chart for chat, or ``None`` when it has none (never raises)."""
 PageUrlFn = Callable[[Digest], str | None]
 """The digest's page on the report website, or ``None`` when it has none."""
-MAX_RATE_LIMIT_RETRIES = 4
-MAX_RETRY_AFTER_S = 120.0
 
 
 async def _nothing(index: int, ts: str) -> None:
@@ -52,21 +50,6 @@ def slack_error(exc: SlackApiError) -> str:
     """The ``error`` code of a failed Web API call (``not_in_channel``, ``ratelimited``...)."""
     data = exc.response.data if exc.response is not None else None
     return str(data.get("error", "")) if isinstance(data, dict) else ""
-
-
-def retry_after(exc: SlackApiError) -> float | None:
-    """Seconds to wait when ``exc`` is a 429, else ``None``."""
-    response = exc.response
-    if response is None or response.status_code != 429:
-        return None
-    headers = {k.lower(): v for k, v in (response.headers or {}).items()}
-    value = headers.get("retry-after")
-    if isinstance(value, list):
-        value = value[0] if value else None
-    try:
-        return max(0.0, float(value)) if value is not None else 1.0
-    except ValueError:
-        return 1.0
 
 
 class ChannelPacer:
@@ -112,7 +95,6 @@ class SlackPoster:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
-        self._sleep = sleep
         self._pacer = ChannelPacer(pace_s, monotonic=monotonic, sleep=sleep)
 
     async def post(
@@ -129,22 +111,9 @@ class SlackPoster:
             args["blocks"] = message["blocks"]
         if thread_ts:
             args["thread_ts"] = thread_ts
-        for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
-            try:
-                response = await self._pacer.run(
-                    channel, lambda: self.client.chat_postMessage(**args)
-                )
-                return str(response["ts"])
-            except SlackApiError as exc:
-                wait = retry_after(exc)
-                if wait is None or wait > MAX_RETRY_AFTER_S or attempt == MAX_RATE_LIMIT_RETRIES:
-                    raise
-                log.info(
-                    "slack.rate_limited",
-                    extra={"channel": channel, "retry_after": wait, "attempt": attempt + 1},
-                )
-                await self._sleep(wait)
-        raise AssertionError("unreachable")
+        # 429s are retried by the client's retry handlers (bot.slack.client), in this turn
+        response = await self._pacer.run(channel, lambda: self.client.chat_postMessage(**args))
+        return str(response["ts"])
 
     async def post_thread(
         self,

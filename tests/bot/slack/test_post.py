@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from slack_sdk.errors import SlackApiError
@@ -15,12 +17,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
 from bot.slack import build_slack_app, slack_bot
+from bot.slack.client import web_client
 from bot.slack.post import ChannelPacer, SlackDaily, SlackPoster
 from bot.slack.render import SlackPost, render_slack
 from config.settings import load_config
 from digest.models import Answer, Digest, Window
 from digest.schedule.subscription import Subscription
-from tests.bot.slack.conftest import NOW
+from tests.bot.slack.conftest import BOT_TOKEN, NOW
 from tests.bot.slack.conftest import sample_digest as sample_day
 from tests.fakes.slack import FakeSlack
 from tests.support.serve import SCHEDULED, sample_digest, subscription
@@ -88,28 +91,46 @@ async def test_messages_to_one_channel_are_a_second_apart() -> None:
     assert stamps == [("C1", 100.0), ("C1", 101.0), ("C2", 101.0), ("C1", 102.0)]
 
 
-async def test_rate_limit_waits_retry_after_then_posts_once(
-    fake: FakeSlack, web_client: AsyncWebClient
-) -> None:
-    """A 429 is retried after its Retry-After, and the message is posted exactly once."""
-    clock = FakeTime()
-    fake.rate_limit("chat.postMessage", retry_after=7, times=2)
-    poster = SlackPoster(web_client, pace_s=0, sleep=clock.sleep, monotonic=clock.monotonic)
+async def test_rate_limit_waits_retry_after_then_posts_once(fake: FakeSlack) -> None:
+    """A 429 is retried after its Retry-After by the client's handler, and posted exactly once."""
+    client = web_client(BOT_TOKEN, fake.api_url)
+    fake.rate_limit("chat.postMessage", retry_after=1, times=2)
+    poster = SlackPoster(client, pace_s=0)
+    started = time.monotonic()
     await poster.post("C1", {"text": "hello"})
-    assert clock.slept == [7.0, 7.0]
+    assert time.monotonic() - started >= 2.0
     assert [p["text"] for p in fake.posts] == ["hello"]
     assert len(fake.called("chat.postMessage")) == 3
 
 
-async def test_rate_limit_gives_up_after_a_cap(fake: FakeSlack, web_client: AsyncWebClient) -> None:
+async def test_rate_limit_gives_up_after_a_cap(fake: FakeSlack) -> None:
     """Endless 429s end in an error after a capped number of attempts."""
-    clock = FakeTime()
+    client = web_client(BOT_TOKEN, fake.api_url, rate_limit_retries=1)
     fake.rate_limit("chat.postMessage", retry_after=1, times=20)
-    poster = SlackPoster(web_client, pace_s=0, sleep=clock.sleep, monotonic=clock.monotonic)
     with pytest.raises(SlackApiError):
-        await poster.post("C1", {"text": "hello"})
-    assert len(fake.called("chat.postMessage")) == 5
+        await SlackPoster(client, pace_s=0).post("C1", {"text": "hello"})
+    assert len(fake.called("chat.postMessage")) == 2
     assert fake.posts == []
+
+
+@pytest.mark.parametrize(
+    ("method", "call"),
+    [
+        ("auth.test", lambda c: c.auth_test()),
+        ("conversations.open", lambda c: c.conversations_open(users="U1")),
+        ("chat.postEphemeral", lambda c: c.chat_postEphemeral(channel="C1", user="U1", text="x")),
+        ("users.info", lambda c: c.users_info(user="U1")),
+    ],
+)
+async def test_every_web_api_call_waits_out_a_rate_limit(
+    fake: FakeSlack, method: str, call: Any
+) -> None:
+    """Not only chat.postMessage: any Web API method the bot calls is retried after a 429."""
+    client = web_client(BOT_TOKEN, fake.api_url)
+    fake.rate_limit(method, retry_after=1, times=1)
+    response = await call(client)
+    assert response["ok"] is True
+    assert len(fake.called(method)) == 2
 
 
 async def test_other_errors_are_not_retried(fake: FakeSlack, web_client: AsyncWebClient) -> None:

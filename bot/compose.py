@@ -55,7 +55,7 @@ from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.models import Digest
 from digest.schedule.ledger import PostLedger, StateLedger
-from digest.schedule.scheduler import PostFn, Scheduler
+from digest.schedule.scheduler import PartFn, PostFn, Scheduler
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
 from digest.service import DigestService
@@ -112,8 +112,9 @@ class Runtime:
     writers: dict[str, Writer]
 
 
-ChannelPost = Callable[[str, Digest | str, Callable[[], Awaitable[None]]], Awaitable[None]]
-"""One platform's daily post in a channel: (channel, digest or quiet-day line, parent_sent)."""
+ChannelPost = Callable[[str, Digest | str, tuple[str, ...], PartFn], Awaitable[None]]
+"""One platform's daily post in a channel: (channel, digest or quiet-day line, ids of the parts
+already out, part_sent); see :class:`~digest.schedule.scheduler.PostFn`."""
 
 
 class PlatformUnavailable(RuntimeError):
@@ -133,13 +134,14 @@ class DailyPoster:
         *,
         late: bool,
         quiet: bool,
-        parent_sent: Callable[[], Awaitable[None]],
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
         post = self._posts.get(subscription.platform)
         if post is None:
             raise PlatformUnavailable(f"{subscription.platform} is not configured here")
         content = messages.daily_post(digest, late=late, quiet=quiet)
-        await post(subscription.channel, content, parent_sent)
+        await post(subscription.channel, content, done, part_sent)
 
 
 def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:
@@ -667,7 +669,12 @@ _SCHEDULER_COUNTERS = (
     (
         "posts_incomplete",
         "posts_incomplete",
-        "Daily posts whose thread broke off after the parent message was out.",
+        "Daily posts whose thread broke off after a part was out; resumed on a later pass.",
+    ),
+    (
+        "posts_resumed",
+        "posts_resumed",
+        "Daily posts whose interrupted thread was completed from its next part.",
     ),
     ("post_errors", "post_errors", "Daily posts that failed and were released for a retry."),
     ("build_errors", "build_errors", "Daily digest builds that failed."),

@@ -40,7 +40,6 @@ Send = Callable[[MessageSpec], Awaitable[discord.abc.Snowflake]]
 PartSent = Callable[[int, str], Awaitable[None]]
 """Awaited after each message Discord accepted: its index (0 is the parent) and its id. A thread
 started from a message has that message's id, so the parent's id also names the thread."""
-SentFn = Callable[[], Awaitable[None]]
 ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
 """The digest's chart for chat, or ``None`` when it has none (never raises)."""
 PageUrlFn = Callable[[Digest], str | None]
@@ -198,6 +197,25 @@ async def post_thread(
     await send_parts(replies, post.thread, sent=sent, first=1)
 
 
+async def resume_thread(
+    post: DiscordPost, *, client: discord.Client, channel: Any, done: Sequence[str], sent: PartSent
+) -> None:
+    """Post the parts of ``post`` after the ``done`` ones, in the thread of the parent ``done[0]``.
+
+    A thread started from a message has the message's id: it is looked up by it, and started
+    when the interrupted post had not got that far.
+    """
+    parent = discord.Object(id=int(done[0]))
+    thread: Any = None
+    if isinstance(channel, discord.TextChannel):
+        try:
+            thread = client.get_channel(parent.id) or await client.fetch_channel(parent.id)
+        except discord.NotFound:
+            thread = await start_thread(channel, post.thread_name, parent, strict=True)
+    replies = channel_sender(channel if thread is None else thread)
+    await send_parts(replies, post.thread[len(done) - 1 :], sent=sent, first=len(done))
+
+
 class GatewayNotReady(RuntimeError):
     """The gateway is not connected: nothing was posted, the run is retried."""
 
@@ -209,8 +227,8 @@ class DiscordDaily:
     ``page_url``, the parent embed's title links to the day's page on the report website.
 
     It waits for the gateway to be ready (``gateway``) first: the channel cache fills from it.
-    A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
-    has been awaited, a thread or reply Discord refuses is logged and ends the thread.
+    Each part Discord accepted is reported to ``part_sent``; a failure is raised, and the thread
+    is resumed later from the next part (``done``; a resumed thread gets no chart).
     """
 
     def __init__(
@@ -236,21 +254,16 @@ class DiscordDaily:
         found = self._client.get_channel(channel_id)
         return found if found is not None else await self._client.fetch_channel(channel_id)
 
-    async def __call__(self, name: str, content: Digest | str, parent_sent: SentFn) -> None:
+    async def __call__(
+        self, name: str, content: Digest | str, done: tuple[str, ...], part_sent: PartSent
+    ) -> None:
         if self._gateway is not None and not await self._gateway.wait_up(self._ready_timeout):
             raise GatewayNotReady(f"the Discord gateway is not ready after {self._ready_timeout} s")
         channel = await self._channel(channel_id(name))
         send = channel_sender(channel)
-        parent_out = False
-
-        async def sent(index: int, message_id: str) -> None:
-            nonlocal parent_out
-            if index == 0:
-                parent_out = True
-                await parent_sent()
-
         if isinstance(content, str):
-            await send_parts(send, render_text(content), sent=sent)
+            rest = render_text(content)[len(done) :]
+            await send_parts(send, rest, sent=part_sent, first=len(done))
             return
         post = render_discord(content, site_url=self._site_url)
         url = self._page_url(content) if self._page_url is not None else None
@@ -258,20 +271,12 @@ class DiscordDaily:
             post = with_page_link(post, url)
         if self._buttons is not None:
             post = with_buttons(post, self._buttons(content))
+        if done:  # an interrupted thread: the rest of it, under its parent (no chart)
+            await resume_thread(
+                post, client=self._client, channel=channel, done=done, sent=part_sent
+            )
+            return
         image = await self._chart(content) if self._chart is not None else None
         if image is not None:
             send = image_sender(channel.send, image)
-        try:
-            await post_thread(post, channel=channel, send=send, sent=sent, strict=True)
-        except discord.HTTPException as exc:
-            if not parent_out:
-                raise
-            log.warning(
-                "schedule.reply_failed",
-                extra={
-                    "platform": "discord",
-                    "channel": name,
-                    "status": exc.status,
-                    "code": exc.code,
-                },
-            )
+        await post_thread(post, channel=channel, send=send, sent=part_sent, strict=True)

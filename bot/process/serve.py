@@ -4,8 +4,9 @@ Every front end with its tokens runs (Slack in Socket Mode or HTTP mode, Discord
 gateway); with none it says what to configure and exits non-zero, and a token that Slack or
 Discord refuses at start-up ends the process with exit code 1. ``/healthz`` and ``/metrics``
 listen on ``VLLM_REPORT_HTTP_PORT``. SIGTERM (or SIGINT) stops new work at once; posts in flight
-get ``drain_s`` seconds to finish, and a daily post whose parent message is not out by then is
-released, so the next run (here or on another replica) makes it.
+get ``drain_s`` seconds to finish, and a daily post still in flight by then is released with
+the parts of its thread that are out recorded, so the next run (here or on another replica)
+completes it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from aiohttp import web
 from bot.site.build import SiteBuilder, SiteOptions
 from digest.errors import DigestError
 from digest.models import Digest
-from digest.schedule.scheduler import PostFn
+from digest.schedule.scheduler import PartFn, PostFn
 from digest.schedule.subscription import Subscription
 
 log = logging.getLogger(__name__)
@@ -96,9 +96,12 @@ class _PostThenPublish:
         *,
         late: bool,
         quiet: bool,
-        parent_sent: Callable[[], Awaitable[None]],
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
-        await self._post(subscription, digest, late=late, quiet=quiet, parent_sent=parent_sent)
+        await self._post(
+            subscription, digest, late=late, quiet=quiet, done=done, part_sent=part_sent
+        )
         self._publisher.request()
 
 

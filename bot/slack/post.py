@@ -1,6 +1,7 @@
 """Posting to Slack: one thread path for commands and daily posts, paced per channel.
 
-About one message per second per channel, 429 ``Retry-After`` honoured. A thread is posted part
+About one message per second per channel; 429 ``Retry-After`` is honoured by the client's retry
+handlers (:mod:`bot.slack.client`). A thread is posted part
 by part (the parent, then each reply in order) and the caller hears of every part Slack accepted,
 so the daily post can record the run as soon as its parent is out.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import aiohttp
@@ -35,7 +36,6 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 PartSent = Callable[[int, str], Awaitable[None]]
 """Awaited after each message of a thread Slack accepted: its index (0 is the parent), its ts."""
-SentFn = Callable[[], Awaitable[None]]
 ChartFn = Callable[[Digest], Awaitable[ChartImage | None]]
 """The digest's chart for chat, or ``None`` when it has none (never raises)."""
 PageUrlFn = Callable[[Digest], str | None]
@@ -122,15 +122,23 @@ class SlackPoster:
         *,
         thread_ts: str | None = None,
         sent: PartSent = _nothing,
+        done: Sequence[str] = (),
     ) -> str:
         """Post the parent, then every reply in its thread (or all in ``thread_ts``), in order.
 
         ``sent(index, ts)`` is awaited after each message Slack accepted (0 is the parent); the
-        first failure is raised, and nothing after it is posted. Returns the parent's ``ts``.
+        first failure is raised, and nothing after it is posted. ``done`` holds the ``ts`` of the
+        parts already out (an interrupted thread): posting resumes at the next part, under the
+        parent ``done[0]``. Returns the parent's ``ts``.
         """
-        parent_ts = await self.post(channel, post.parent, thread_ts=thread_ts)
-        await sent(0, parent_ts)
+        if done:
+            parent_ts = done[0]
+        else:
+            parent_ts = await self.post(channel, post.parent, thread_ts=thread_ts)
+            await sent(0, parent_ts)
         for index, reply in enumerate(post.replies, 1):
+            if index < len(done):
+                continue
             ts = await self.post(channel, reply, thread_ts=thread_ts or parent_ts)
             await sent(index, ts)
         return parent_ts
@@ -183,8 +191,8 @@ class SlackDaily:
     With ``chart``, the day's chart is uploaded first into the thread; with ``page_url``, the
     parent links to the day's page on the report website.
 
-    A failure before the parent is out is raised (the run is retried); once ``parent_sent()``
-    has been awaited, a reply Slack refuses is logged and ends the thread.
+    Each part Slack accepted is reported to ``part_sent``; a failure is raised, and the thread is
+    resumed later from the next part (``done``; a resumed thread gets no chart).
     """
 
     def __init__(
@@ -202,7 +210,9 @@ class SlackDaily:
         self._site_url = site_url
         self._buttons = buttons
 
-    async def __call__(self, channel: str, content: Digest | str, parent_sent: SentFn) -> None:
+    async def __call__(
+        self, channel: str, content: Digest | str, done: tuple[str, ...], part_sent: PartSent
+    ) -> None:
         image: ChartImage | None = None
         if isinstance(content, str):
             post = SlackPost(render_text(content))
@@ -213,23 +223,12 @@ class SlackDaily:
                 post = with_page_link(post, url, site_t("site.page_link", content.lang))
             if self._buttons is not None:
                 post = with_buttons(post, self._buttons(content))
-            image = await self._chart(content) if self._chart is not None else None
-        parent_out = False
+            if self._chart is not None and not done:
+                image = await self._chart(content)
 
         async def sent(index: int, ts: str) -> None:
-            nonlocal parent_out
-            if index == 0:
-                parent_out = True
-                await parent_sent()
-                if image is not None:  # first in the thread, above the sections
-                    await self._poster.upload_chart(channel, ts, image)
+            await part_sent(index, ts)
+            if index == 0 and image is not None:  # first in the thread, above the sections
+                await self._poster.upload_chart(channel, ts, image)
 
-        try:
-            await self._poster.post_thread(channel, post, sent=sent)
-        except SlackApiError as exc:
-            if not parent_out:
-                raise
-            log.warning(
-                "schedule.reply_failed",
-                extra={"platform": "slack", "channel": channel, "error": slack_error(exc)},
-            )
+        await self._poster.post_thread(channel, post, sent=sent, done=done)

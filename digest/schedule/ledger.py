@@ -1,4 +1,8 @@
-"""The post ledger: claims and "posted" markers shared by every replica.
+"""The post ledger: claims, thread progress and "posted" markers shared by every replica.
+
+A run's thread is recorded part by part as it goes out (the parent's id, then each reply's),
+under the claim of the replica posting it; a replica that takes over an expired claim reads
+those ids and completes the thread from the next part, under the same parent.
 
 :class:`StateLedger` works with any shared state (SQLite for one process, Redis for several),
 with the state's own expiry; :class:`~digest.backends.redis.ledger.RedisLedger` is the Redis ledger
@@ -7,6 +11,7 @@ whose expiry follows the scheduler's clock.
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -14,6 +19,8 @@ from typing import Protocol
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
+
+_PARTS_KEEP = timedelta(days=3)
 
 
 class PostLedger(Protocol):
@@ -35,8 +42,19 @@ class PostLedger(Protocol):
         """Drop ``owner``'s claim so the run can be retried; never drops a posted marker."""
         ...
 
+    async def record_part(
+        self, key: str, owner: str, index: int, message_id: str, now: datetime, ttl: timedelta
+    ) -> bool:
+        """Record that part ``index`` of the run's thread is out (0 is the parent) and renew
+        ``owner``'s claim; false when the claim was lost or ``index`` is not the next part."""
+        ...
+
+    async def parts(self, key: str) -> tuple[str, ...]:
+        """The message ids of the run's thread recorded so far, in order (0 is the parent)."""
+        ...
+
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
-        """Record that the run was posted; kept for ``keep``."""
+        """Record that the run was posted (its thread complete); kept for ``keep``."""
         ...
 
     async def is_posted(self, key: str) -> bool: ...
@@ -50,6 +68,8 @@ class StateLedger:
         self._tokens: dict[tuple[str, str], str] = {}
 
     async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        if (key, owner) in self._tokens:  # already ours
+            return await self.extend(key, owner, now, ttl)
         token = await self._state.claim(f"run:{key}", ttl)
         if token is None:
             return False
@@ -67,6 +87,22 @@ class StateLedger:
         token = self._tokens.pop((key, owner), None)
         if token is not None:
             await self._state.release(f"run:{key}", token)
+
+    async def record_part(
+        self, key: str, owner: str, index: int, message_id: str, now: datetime, ttl: timedelta
+    ) -> bool:
+        if not await self.extend(key, owner, now, ttl):
+            return False
+        done = await self.parts(key)
+        if len(done) != index:
+            return False
+        # kept as long as a "posted" marker, so a run can be resumed for its whole grace period
+        await self._state.set(f"parts:{key}", json.dumps([*done, message_id]), _PARTS_KEEP)
+        return True
+
+    async def parts(self, key: str) -> tuple[str, ...]:
+        raw = await self._state.get(f"parts:{key}")
+        return tuple(json.loads(raw)) if raw else ()
 
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
         await self._state.set(f"posted:{key}", owner, keep)

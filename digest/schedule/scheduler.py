@@ -8,12 +8,16 @@ missed during downtime are caught up, flagged late, while they are younger than 
 All subscriptions due at the same moment with the same digest request share one build. A
 replica serves only the subscriptions of the ``platforms`` it can post to.
 
-The poster reports when its first message (the parent of the thread) is out, and the run is
-recorded as posted right then: from there on a failure, a cancellation or a crash leaves the
-thread short but never posts the parent again. What remains is the moment between the
-platform accepting the parent and the ledger recording it: a replica that dies exactly there
-cannot be told apart from one that died before posting, and that run is posted again once its
-claim expires. A record that fails (the ledger unreachable) is retried on the next pass.
+The thread is recorded in the ledger part by part as it goes out (the parent's id, then each
+reply's), under the run's claim, and the run is marked posted once the whole thread is out. A
+failure or a stop in the middle of the thread releases the claim and a crash lets it expire; the
+replica that claims the run next (this one or another) reads the recorded ids and posts the
+remaining parts, in order, under the same parent, never a part that was recorded. What remains
+is the moment between the platform accepting a part and the ledger recording it: a replica that
+dies exactly there cannot be told apart from one that died before posting that part, and the
+part is posted again by the replica that resumes the thread (the parent included, when it was
+the first part). A "posted" marker that fails (the ledger unreachable) is retried on the next
+pass.
 """
 
 from __future__ import annotations
@@ -39,14 +43,17 @@ log = logging.getLogger(__name__)
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 RequestFn = Callable[[Subscription, Window], DigestRequest]
 SleepFn = Callable[[float], Awaitable[None]]
-SentFn = Callable[[], Awaitable[None]]
+PartFn = Callable[[int, str], Awaitable[None]]
 
 
 class PostFn(Protocol):
     """Posts ``digest`` (or, when ``quiet``, a one-line quiet-day note) to a subscription.
 
-    The poster awaits ``parent_sent()`` as soon as its first message is out; raising before
-    that means "nothing posted" and the run is retried, raising after it is logged only.
+    ``done`` holds the ids of the thread's parts already out (0 is the parent), left by a replica
+    that died or by an earlier attempt: the poster posts the parts from ``len(done)`` on, under
+    the parent ``done[0]``. It awaits ``part_sent(index, id)`` after each part the platform
+    accepted, and stops when that raises. Raising means the thread is not complete: the run is
+    retried, from the next part.
     """
 
     async def __call__(
@@ -56,8 +63,13 @@ class PostFn(Protocol):
         *,
         late: bool,
         quiet: bool,
-        parent_sent: SentFn,
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None: ...
+
+
+class ClaimLost(RuntimeError):
+    """Another replica took the run over in the middle of its thread."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +141,8 @@ class Scheduler:
         self._failures: dict[str, tuple[int, datetime]] = {}  # key -> (attempts, retry at)
         self._posted: dict[str, datetime] = {}  # key -> scheduled moment, known posted
         self._unrecorded: dict[str, Run] = {}  # posted, but the ledger did not record it yet
+        # parts a platform accepted while the ledger was unreachable: key -> [(index, id)]
+        self._unrecorded_parts: dict[str, list[tuple[int, str]]] = {}
         self._next_due: datetime | None = None
         self.counters: Counter[str] = Counter()
         self.subscription_count = 0
@@ -213,9 +227,12 @@ class Scheduler:
             return 0
 
     async def _post_one(self, run: Run, digest: Digest, quiet: bool) -> int:
-        """Post one claimed run; never raises but for cancellation."""
+        """Post (or complete) one claimed run's thread; never raises but for cancellation."""
         try:
             kept = await self._ledger.extend(run.key, self.owner, self._clock(), self._claim_ttl)
+            done = await self._ledger.parts(run.key) if kept else ()
+            if kept:
+                done = await self._record_pending(run, done)
         except DigestError as exc:
             self._state_failed("extend", exc)
             return 0
@@ -223,38 +240,53 @@ class Scheduler:
             log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
             self.counters["claims_lost"] += 1
             return 0
-        recorded = False
+        if done:
+            log.info(
+                "schedule.resuming",
+                extra={"subscription": run.subscription.id, "key": run.key, "parts": len(done)},
+            )
+            self.counters["posts_resumed"] += 1
+        sent = len(done)
 
-        async def parent_sent() -> None:
-            nonlocal recorded
+        async def part_sent(index: int, message_id: str) -> None:
+            nonlocal sent
+            now = self._clock()
+            try:
+                recorded = await self._ledger.record_part(
+                    run.key, self.owner, index, message_id, now, self._claim_ttl
+                )
+            except DigestError:  # out but not recorded: recorded on this replica's next try
+                self._unrecorded_parts.setdefault(run.key, []).append((index, message_id))
+                raise
             if not recorded:
-                recorded = True
-                await self._record(run)
+                raise ClaimLost(run.key)
+            sent = index + 1
 
         try:
             await self._post(
-                run.subscription, digest, late=run.late, quiet=quiet, parent_sent=parent_sent
+                run.subscription, digest, late=run.late, quiet=quiet, done=done, part_sent=part_sent
             )
         except asyncio.CancelledError:
-            if not recorded:
-                await asyncio.shield(self._release_all([run]))
+            await asyncio.shield(self._release_all([run]))  # the next claim completes the thread
             raise
+        except ClaimLost:
+            log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
+            self.counters["claims_lost"] += 1
+            return 0
         except Exception:
-            if not recorded:
-                log.exception(
-                    "schedule.post_failed",
-                    extra={"subscription": run.subscription.id, "key": run.key},
-                )
-                self.counters["post_errors"] += 1
-                self._failed(run)
-                await self._release_all([run])
-                return 0
-            log.exception(  # the parent is out: the run stays posted, its thread is short
-                "schedule.post_incomplete",
-                extra={"subscription": run.subscription.id, "key": run.key},
+            event, counter = (
+                ("schedule.post_incomplete", "posts_incomplete")
+                if sent
+                else ("schedule.post_failed", "post_errors")
             )
-            self.counters["posts_incomplete"] += 1
-        await parent_sent()
+            log.exception(
+                event, extra={"subscription": run.subscription.id, "key": run.key, "parts": sent}
+            )
+            self.counters[counter] += 1
+            self._failed(run)
+            await self._release_all([run])
+            return 0
+        await self._record(run)
         log.info(
             "schedule.posted",
             extra={
@@ -262,9 +294,29 @@ class Scheduler:
                 "key": run.key,
                 "late": run.late,
                 "quiet": quiet,
+                "resumed_at": len(done),
             },
         )
         return 1
+
+    async def _record_pending(self, run: Run, done: tuple[str, ...]) -> tuple[str, ...]:
+        """Record the parts this replica posted while the ledger was unreachable; the parts
+        known to be out."""
+        pending = self._unrecorded_parts.pop(run.key, [])
+        for index, message_id in pending:
+            if index != len(done):
+                continue  # recorded meanwhile, or after a gap: not ours to add
+            try:
+                recorded = await self._ledger.record_part(
+                    run.key, self.owner, index, message_id, self._clock(), self._claim_ttl
+                )
+            except DigestError:
+                self._unrecorded_parts[run.key] = [p for p in pending if p[0] >= index]
+                raise
+            if not recorded:
+                break
+            done = (*done, message_id)
+        return done
 
     async def _record(self, run: Run) -> None:
         """Remember ``run`` as posted, here and in the ledger, even when cancelled meanwhile."""

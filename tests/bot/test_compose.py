@@ -212,7 +212,7 @@ async def test_a_malformed_redis_url_is_a_configuration_error(
     assert "pw@" not in str(caught.value)
 
 
-async def _nothing() -> None:
+async def _nothing(index: int, message_id: str) -> None:
     return None
 
 
@@ -224,16 +224,18 @@ async def test_unconfigured_platform_is_an_error() -> None:
             await sample_digest(),
             late=False,
             quiet=False,
-            parent_sent=_nothing,
+            done=(),
+            part_sent=_nothing,
         )
 
 
-async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
-    """Slack drops the connection on every reply: the scheduler keeps the run posted, and no
-    later pass (here or on another replica) posts the parent again."""
+async def test_thread_cut_off_after_the_parent_is_completed_under_it() -> None:
+    """Slack drops the connection on every reply of the first attempt: a later pass on another
+    replica completes the thread under the same parent, and no parent or reply is doubled."""
+    dropping = [True]
 
     async def drop_replies(request: web.Request, is_reply: bool) -> web.StreamResponse | None:
-        if not is_reply or request.transport is None:
+        if not (is_reply and dropping[0]) or request.transport is None:
             return None
         request.transport.close()
         return web.Response(status=500)  # never arrives
@@ -261,11 +263,18 @@ async def test_thread_cut_off_after_the_parent_is_not_posted_again() -> None:
             )
 
         first = replica()
-        assert await first.tick() == 1
-        assert first.counters["posts_incomplete"] == 1
+        assert await first.tick() == 0
+        assert first.counters["posts_incomplete"] == 1 and len(fake.posts) == 1
+        dropping[0] = False
         clock.advance(timedelta(minutes=30))
+        second = replica()
+        assert await second.tick() == 1 and second.counters["posts_resumed"] == 1
         assert await first.tick() == 0 and await replica().tick() == 0
-        assert len(fake.posts) == 1 and "thread_ts" not in fake.posts[0]
+        parent, *replies = fake.posts
+        assert "thread_ts" not in parent and len(replies) > 2
+        assert all(r["thread_ts"] == parent["_ts"] for r in replies)
+        texts = [r["text"] for r in replies]
+        assert len(set(texts)) == len(texts)
     finally:
         await state.close()
         await runner.cleanup()

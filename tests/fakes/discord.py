@@ -126,6 +126,7 @@ class FakeDiscord:
         self.heartbeats = 0
         self.heartbeat_interval_ms = 41250  # what HELLO asks for; tests may shorten it
         self.threads: dict[int, int] = {}  # thread id -> parent channel id
+        self._thread_objects: dict[int, dict[str, Any]] = {}
         self._ids = itertools.count(910000000000000000)
         self._interactions: dict[str, _Interaction] = {}
         self._rules: list[_Rule] = []
@@ -455,6 +456,10 @@ class FakeDiscord:
 
     def _thread(self, parent: int, thread_id: int, name: str) -> dict[str, Any]:
         self.threads[thread_id] = parent
+        self._thread_objects[thread_id] = found = self._thread_object(parent, thread_id, name)
+        return found
+
+    def _thread_object(self, parent: int, thread_id: int, name: str) -> dict[str, Any]:
         return {
             "id": str(thread_id),
             "type": 11,
@@ -564,6 +569,8 @@ class FakeDiscord:
         if m := re.fullmatch(r"channels/(\d+)", path):
             if method == "GET" and int(m[1]) == CHANNEL_ID:
                 return 200, TEXT_CHANNEL
+            if method == "GET" and int(m[1]) in self._thread_objects:
+                return 200, self._thread_objects[int(m[1])]
             return 404, {"message": "Unknown Channel", "code": 10003}
         if re.fullmatch(r"channels/(\d+)/typing", path):
             return 204, None

@@ -1,8 +1,10 @@
 """The post ledger in Redis: claims and "posted" markers of scheduled runs, for every replica.
 
 One key per run, ``P ledger:{claim key}``, holding ``c|owner|expires_ms`` while a replica works
-on the run and ``p|owner|posted_ms`` once it is posted. Each operation is one Lua script, so a
-claim, a takeover of an expired claim and the "posted" check are atomic. Expiry follows the
+on the run and ``p|owner|posted_ms`` once it is posted, and a list ``P ledger:{claim key}:parts``
+of the message ids of its thread as they go out. Each operation is one Lua script, so a claim, a
+takeover of an expired claim, recording the next part under the claim and the "posted" check
+are atomic. Expiry follows the
 ``now`` the scheduler passes in (its clock), not the server's; Redis' own expiry only collects
 old keys.
 """
@@ -21,9 +23,9 @@ _COLLECT_AFTER = timedelta(days=1)  # extra lifetime before Redis drops a stale 
 _CLAIM = """
 local v = redis.call('GET', KEYS[1])
 if v then
-  local kind, at = string.match(v, '^(%a)|.*|(%d+)$')
+  local kind, who, at = string.match(v, '^(%a)|(.*)|(%d+)$')
   if kind == 'p' then return 0 end
-  if kind == 'c' and tonumber(at) > tonumber(ARGV[2]) then return 0 end
+  if kind == 'c' and who ~= ARGV[1] and tonumber(at) > tonumber(ARGV[2]) then return 0 end
 end
 redis.call('SET', KEYS[1], 'c|' .. ARGV[1] .. '|' .. ARGV[3], 'PX', ARGV[4])
 return 1
@@ -45,6 +47,25 @@ if v and v:sub(1, #ARGV[1] + 3) == 'c|' .. ARGV[1] .. '|' then
   return 1
 end
 return 0
+"""
+
+
+# KEYS: the run, its parts; ARGV: owner, index, message id, expires_ms, px
+_RECORD_PART = """
+local v = redis.call('GET', KEYS[1])
+if not v or v:sub(1, #ARGV[1] + 3) ~= 'c|' .. ARGV[1] .. '|' then return 0 end
+if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], 'c|' .. ARGV[1] .. '|' .. ARGV[4], 'PX', ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return 1
+"""
+
+# KEYS: the run, its parts; ARGV: value, px
+_MARK_POSTED = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
 """
 
 
@@ -79,6 +100,14 @@ class RedisLedger:
 
         return int(await self._guard.run(op, call))
 
+    async def _eval_thread(self, op: str, script: str, key: str, *args: str | int) -> int:
+        run = self._prefix + key
+
+        async def call() -> Any:
+            return await cast(Any, self._redis).eval(script, 2, run, run + ":parts", *args)
+
+        return int(await self._guard.run(op, call))
+
     async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
         return bool(
             await self._eval("ledger.claim", _CLAIM, key, owner, _ms(now), _ms(now + ttl), _px(ttl))
@@ -91,13 +120,22 @@ class RedisLedger:
     async def release(self, key: str, owner: str) -> None:
         await self._eval("ledger.release", _RELEASE, key, owner)
 
+    async def record_part(
+        self, key: str, owner: str, index: int, message_id: str, now: datetime, ttl: timedelta
+    ) -> bool:
+        args = (owner, index, message_id, _ms(now + ttl), _px(ttl))
+        return bool(await self._eval_thread("ledger.record_part", _RECORD_PART, key, *args))
+
+    async def parts(self, key: str) -> tuple[str, ...]:
+        async def call() -> Any:
+            return await cast(Any, self._redis).lrange(self._prefix + key + ":parts", 0, -1)
+
+        found = await self._guard.run("ledger.parts", call)
+        return tuple(v.decode() if isinstance(v, bytes) else str(v) for v in found)
+
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
         value = f"p|{owner}|{_ms(now)}"
-
-        async def call() -> Any:
-            return await self._redis.set(self._prefix + key, value, px=_px(keep))
-
-        await self._guard.run("ledger.mark_posted", call)
+        await self._eval_thread("ledger.mark_posted", _MARK_POSTED, key, value, _px(keep))
 
     async def is_posted(self, key: str) -> bool:
         async def call() -> Any:

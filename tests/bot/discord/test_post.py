@@ -24,7 +24,7 @@ EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "
 DailyFn = Callable[..., Awaitable[None]]
 
 
-async def _nothing() -> None:
+async def _nothing(index: int, message_id: str) -> None:
     return None
 
 
@@ -38,9 +38,11 @@ def discord_daily(client: Any) -> DailyFn:
         *,
         late: bool,
         quiet: bool,
-        parent_sent: Callable[[], Awaitable[None]] = _nothing,
+        done: tuple[str, ...] = (),
+        part_sent: Callable[[int, str], Awaitable[None]] = _nothing,
     ) -> None:
-        await daily(sub.channel, messages.daily_post(digest, late=late, quiet=quiet), parent_sent)
+        content = messages.daily_post(digest, late=late, quiet=quiet)
+        await daily(sub.channel, content, done, part_sent)
 
     return post
 
@@ -111,21 +113,71 @@ async def test_discord_quiet_day_is_one_message(discord_client: tuple[FakeDiscor
     assert fake.find("POST", r"threads") == []
 
 
-async def test_discord_post_counts_as_made_once_the_parent_is_out(
+async def test_discord_reports_each_part_as_it_goes_out(
     discord_client: tuple[FakeDiscord, Any],
 ) -> None:
-    """``parent_sent`` is awaited after the parent message and before the thread is started."""
+    """``part_sent`` follows the parent (before the thread is started), then each message in it."""
     fake, client = discord_client
-    seen: list[int] = []
+    seen: list[tuple[int, int]] = []
 
-    async def parent_sent() -> None:
-        seen.append(len(fake.find("POST", r"channels/\d+/messages")))
-        assert fake.find("POST", r"threads") == []
+    async def part_sent(index: int, message_id: str) -> None:
+        seen.append((index, len(fake.find("POST", r"channels/\d+/messages/\d+/threads"))))
 
     sub = subscription("discord", str(CHANNEL_ID))
+    await discord_daily(client)(
+        sub, await sample_digest(), late=False, quiet=False, part_sent=part_sent
+    )
+    assert seen[0] == (0, 0) and [i for i, _ in seen] == list(range(len(seen)))
+    assert all(threads == 1 for _, threads in seen[1:]) and len(seen) > 2
+
+
+async def test_discord_resumed_thread_posts_the_missing_parts_in_the_parents_thread(
+    discord_client: tuple[FakeDiscord, Any],
+) -> None:
+    """Given the parent and one message of its thread, the rest goes into the same thread (found
+    by the parent's id), in order, with no second thread and nothing posted twice."""
+    fake, client = discord_client
+    sub = subscription("discord", str(CHANNEL_ID))
     digest = await sample_digest()
-    await discord_daily(client)(sub, digest, late=False, quiet=False, parent_sent=parent_sent)
-    assert seen == [1] and len(fake.find("POST", r"channels/\d+/messages")) > 2
+    ids: list[str] = []
+
+    async def record(index: int, message_id: str) -> None:
+        ids.append(message_id)
+
+    await discord_daily(client)(sub, digest, late=False, quiet=False, part_sent=record)
+    (thread,) = fake.find("POST", r"channels/\d+/messages/\d+/threads")
+    inside = fake.find("POST", rf"channels/{thread.response['id']}/messages")
+    calls = len(fake.calls)
+    seen: list[int] = []
+
+    async def part_sent(index: int, message_id: str) -> None:
+        seen.append(index)
+
+    await discord_daily(client)(
+        sub, digest, late=False, quiet=False, done=tuple(ids[:2]), part_sent=part_sent
+    )
+    later = fake.calls[calls:]
+    posted = [c for c in later if c.method == "POST"]
+    assert all(c.path == f"channels/{ids[0]}/messages" for c in posted)
+    assert [c.body["content"] for c in posted] == [c.body["content"] for c in inside[1:]]
+    assert seen == list(range(2, len(ids)))
+
+
+async def test_discord_resume_starts_the_thread_when_only_the_parent_was_out(
+    discord_client: tuple[FakeDiscord, Any],
+) -> None:
+    """A post interrupted right after its parent gets its thread started from that parent."""
+    fake, client = discord_client
+    sub = subscription("discord", str(CHANNEL_ID))
+    digest = await sample_digest()
+    parent = fake.find("POST", r"channels/\d+/messages")
+    assert parent == []
+    await discord_daily(client)(sub, await sample_digest(EMPTY), late=False, quiet=True)
+    (quiet,) = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")
+    await discord_daily(client)(sub, digest, late=False, quiet=False, done=(quiet.response["id"],))
+    (thread,) = fake.find("POST", r"channels/\d+/messages/\d+/threads")
+    assert thread.path == f"channels/{CHANNEL_ID}/messages/{quiet.response['id']}/threads"
+    assert fake.find("POST", rf"channels/{quiet.response['id']}/messages")
 
 
 @pytest.mark.parametrize("channel", ["#general", "general", "12a", ""])

@@ -93,10 +93,10 @@ async def test_slack_daily_uploads_the_chart_into_the_thread(
         SlackPoster(client, pace_s=0.0), chart=extras.chart, page_url=extras.page_url
     )
 
-    async def parent_sent() -> None:
+    async def part_sent(index: int, message_id: str) -> None:
         return None
 
-    await daily("C0000001", await sample_digest(), parent_sent)
+    await daily("C0000001", await sample_digest(), (), part_sent)
     parent, *replies = slack.posts
     (ask,) = slack.called("files.getUploadURLExternal")
     assert ask.args["filename"] == "activity-2026-01-31.png"
@@ -118,12 +118,12 @@ async def test_slack_upload_failure_still_posts_the_digest(
     client = AsyncWebClient(token="xoxb-daily", base_url=slack.api_url)
     daily = SlackDaily(SlackPoster(client, pace_s=0.0), chart=extras.chart)
 
-    async def parent_sent() -> None:
+    async def part_sent(index: int, message_id: str) -> None:
         return None
 
     digest = await sample_digest()
     with caplog.at_level(logging.WARNING):
-        await daily("C0000001", digest, parent_sent)
+        await daily("C0000001", digest, (), part_sent)
     assert not slack.uploads and not slack.called("files.completeUploadExternal")
     assert len(slack.posts) > 5
     assert any(r.message == "slack.chart_failed" for r in caplog.records)
@@ -137,11 +137,11 @@ async def test_discord_daily_shows_the_chart_in_the_parent_embed(
     fake, client = discord_client
     from bot.discord.post import DiscordDaily
 
-    async def parent_sent() -> None:
+    async def part_sent(index: int, message_id: str) -> None:
         return None
 
     daily = DiscordDaily(client, chart=extras.chart, page_url=extras.page_url)
-    await daily(str(CHANNEL_ID), await sample_digest(), parent_sent)
+    await daily(str(CHANNEL_ID), await sample_digest(), (), part_sent)
     parent = fake.find("POST", rf"channels/{CHANNEL_ID}/messages")[0]
     (upload,) = parent.files
     assert upload["filename"] == "activity-2026-01-31.png" and upload["data"].startswith(PNG)
@@ -161,14 +161,14 @@ async def test_discord_upload_failure_still_posts_the_digest(
     fake, client = discord_client
     from bot.discord.post import DiscordDaily
 
-    async def parent_sent() -> None:
+    async def part_sent(index: int, message_id: str) -> None:
         return None
 
     fake.fail_next(
         "POST", rf"channels/{CHANNEL_ID}/messages", 413, {"message": "Request entity too large"}
     )
     daily = DiscordDaily(client, chart=extras.chart)
-    await daily(str(CHANNEL_ID), await sample_digest(), parent_sent)
+    await daily(str(CHANNEL_ID), await sample_digest(), (), part_sent)
     sent = [c for c in fake.calls if c.matches("POST", rf"channels/{CHANNEL_ID}/messages")]
     failed, parent = sent[:2]
     assert failed.status == 413 and failed.files

@@ -132,18 +132,24 @@ async def test_a_daily_post_rebuilds_the_site(tmp_path: Path) -> None:
                 *,
                 late: bool,
                 quiet: bool,
-                parent_sent: Callable[[], Awaitable[None]],
+                done: tuple[str, ...],
+                part_sent: Callable[[int, str], Awaitable[None]],
             ) -> None:
                 posted.append(sub.channel)
 
-            async def nothing() -> None:
+            async def nothing(index: int, message_id: str) -> None:
                 return None
 
             stop = asyncio.Event()
             task = asyncio.create_task(publisher.run(stop))
             daily = publishing(post, publisher)
             await daily(
-                subscription(), await sample_digest(), late=False, quiet=False, parent_sent=nothing
+                subscription(),
+                await sample_digest(),
+                late=False,
+                quiet=False,
+                done=(),
+                part_sent=nothing,
             )
             assert posted == ["C0000001"] and not (tmp_path / "site").exists()
             for _ in range(200):

@@ -156,11 +156,11 @@ async def test_scheduled_post_uses_the_apps_poster(
     assert all(r["thread_ts"] == ts for r in replies)
 
 
-async def _nothing() -> None:
-    return None
-
-
 DailyFn = Callable[..., Awaitable[None]]
+
+
+async def _no_part(index: int, ts: str) -> None:
+    return None
 
 
 @pytest.fixture
@@ -179,9 +179,11 @@ def slack_daily(fake: FakeSlack, *, pace_s: float = 0.0) -> DailyFn:
         *,
         late: bool,
         quiet: bool,
-        parent_sent: Callable[[], Awaitable[None]] = _nothing,
+        done: tuple[str, ...] = (),
+        part_sent: Callable[[int, str], Awaitable[None]] = _no_part,
     ) -> None:
-        await daily(sub.channel, messages.daily_post(digest, late=late, quiet=quiet), parent_sent)
+        content = messages.daily_post(digest, late=late, quiet=quiet)
+        await daily(sub.channel, content, done, part_sent)
 
     return post
 
@@ -231,34 +233,62 @@ async def test_slack_parent_failure_raises_so_the_run_is_retried(slack: FakeSlac
     assert slack.posts == []
 
 
-async def test_slack_reply_failure_keeps_the_post(slack: FakeSlack) -> None:
-    """A failing reply after the parent is logged, not raised: a retry would double the parent."""
+async def test_slack_reply_failure_raises_after_the_parts_that_are_out(slack: FakeSlack) -> None:
+    """A failing reply ends the thread with an error (the run is resumed later); the parts that
+    Slack accepted were reported, and nothing after the failure was posted."""
     digest = await sample_digest()
+    seen: list[tuple[int, str]] = []
+
+    async def part_sent(index: int, ts: str) -> None:
+        seen.append((index, ts))
+
     poster = slack_daily(slack, pace_s=0.3)
-    task = asyncio.create_task(poster(subscription(), digest, late=False, quiet=False))
+    task = asyncio.create_task(
+        poster(subscription(), digest, late=False, quiet=False, part_sent=part_sent)
+    )
     await slack.wait_until(lambda: len(slack.posts) >= 1)
     slack.fail("chat.postMessage", "msg_too_long", times=50)
-    await asyncio.wait_for(task, 5)
-    assert len(slack.posts) == 1
+    with pytest.raises(SlackApiError):
+        await asyncio.wait_for(task, 5)
+    assert len(slack.posts) == 1 and seen == [(0, slack.posts[0]["_ts"])]
     assert len(slack.called("chat.postMessage")) == 2
 
 
-async def test_slack_post_counts_as_made_once_the_parent_is_out(slack: FakeSlack) -> None:
-    """``parent_sent`` is awaited right after the parent message, before any reply."""
-    seen: list[int] = []
+async def test_slack_reports_each_part_as_it_goes_out(slack: FakeSlack) -> None:
+    """``part_sent(index, ts)`` follows every message Slack accepted, the parent first."""
+    seen: list[tuple[int, str, int]] = []
 
-    async def parent_sent() -> None:
-        seen.append(len(slack.posts))
+    async def part_sent(index: int, ts: str) -> None:
+        seen.append((index, ts, len(slack.posts)))
 
     poster = slack_daily(slack)
     await poster(
-        subscription(), await sample_digest(), late=False, quiet=False, parent_sent=parent_sent
+        subscription(), await sample_digest(), late=False, quiet=False, part_sent=part_sent
     )
-    await poster(
-        subscription(), await sample_digest(EMPTY), late=False, quiet=True, parent_sent=parent_sent
-    )
-    assert seen[0] == 1 and len(slack.posts) > 2
-    assert seen[1] == len(slack.posts)
+    assert seen == [(i, p["_ts"], i + 1) for i, p in enumerate(slack.posts)] and len(seen) > 2
+
+
+async def test_slack_resumed_thread_posts_only_the_missing_parts_under_its_parent(
+    slack: FakeSlack,
+) -> None:
+    """Given the ts of the parent and two replies already out, the rest of the thread is posted
+    in order under that parent, and nothing that was out is posted again."""
+    digest = await sample_digest()
+    await slack_daily(slack)(subscription(), digest, late=False, quiet=False)
+    whole = [p["text"] for p in slack.posts]
+    done = tuple(p["_ts"] for p in slack.posts[:3])
+    first = len(slack.posts)
+    seen: list[int] = []
+
+    async def part_sent(index: int, ts: str) -> None:
+        seen.append(index)
+
+    poster = slack_daily(slack)
+    await poster(subscription(), digest, late=False, quiet=False, done=done, part_sent=part_sent)
+    resumed = slack.posts[first:]
+    assert [p["text"] for p in resumed] == whole[3:]
+    assert all(p["thread_ts"] == done[0] for p in resumed)
+    assert seen == list(range(3, len(whole)))
 
 
 async def test_slack_late_quiet_day_says_it_is_late(slack: FakeSlack) -> None:
@@ -280,7 +310,7 @@ async def test_the_daily_post_carries_the_digest_buttons(fake: FakeSlack) -> Non
     client = AsyncWebClient(token="xoxb-daily", base_url=fake.api_url)
     daily = SlackDaily(SlackPoster(client, pace_s=0), buttons=buttons)
     digest = await sample_day("en")
-    await daily("C0000001", digest, _nothing)
+    await daily("C0000001", digest, (), _no_part)
     parent, *replies = fake.posts
     [actions] = [b for b in parent["blocks"] if b["type"] == "actions"]
     previous = next(e for e in actions["elements"] if e["action_id"] == "vr_prev")

@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import itertools
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -23,7 +23,7 @@ from digest.builder import DigestRequest
 from digest.errors import StateUnavailable
 from digest.models import Counts, Digest, Window
 from digest.schedule.ledger import PostLedger, StateLedger
-from digest.schedule.scheduler import Backoff, Scheduler, SentFn, is_quiet
+from digest.schedule.scheduler import Backoff, PartFn, Scheduler, is_quiet
 from digest.schedule.subscription import Subscription, claim_key, run_window, runs_between
 from digest.schedule.subscriptions import StateSubscriptions, SubscriptionStore
 from tests.support.redis_server import RedisServer, connect, find_binary, free_port, sandbox
@@ -83,13 +83,20 @@ class World:
         )
 
     async def post(
-        self, sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+        self,
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
         if self.post_failures:
             self.post_failures -= 1
             raise ConnectionError("chat platform unavailable")
         self.posts.append((sub.id, digest.window.end, late, quiet))
-        await parent_sent()
+        await part_sent(0, f"m-{len(self.posts)}")
 
     def scheduler(self, **kw: object) -> Scheduler:
         options: dict[str, object] = {
@@ -277,7 +284,13 @@ async def test_cancelled_post_releases_its_claim(world: World) -> None:
     started = asyncio.Event()
 
     async def hanging_post(
-        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
         started.set()
         await asyncio.Event().wait()
@@ -291,39 +304,84 @@ async def test_cancelled_post_releases_its_claim(world: World) -> None:
     assert await world.scheduler().tick() == 1
 
 
-async def test_failure_after_the_parent_keeps_the_run_posted(world: World) -> None:
-    """A post that fails once its parent message is out is not retried, here or elsewhere."""
+async def test_thread_that_breaks_is_completed_from_its_next_part(world: World) -> None:
+    """A thread that breaks after two parts is completed on a later pass from the third part,
+    under the same parent, with no part posted twice; then the run is posted for good."""
     await world.subscriptions.put_subscription(berlin())
 
-    async def thread_breaks(
-        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+    parts: list[tuple[int, str]] = []
+    resumed_from: list[tuple[str, ...]] = []
+    breaks = [True]
+
+    async def thread(
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
-        world.posts.append((sub.id, digest.window.end, late, quiet))
-        await parent_sent()
-        raise ConnectionError("connection reset in the middle of the thread")
+        resumed_from.append(done)
+        for index in range(len(done), 4):
+            if index == 2 and breaks.pop() if breaks else False:
+                raise ConnectionError("connection reset in the middle of the thread")
+            message = done[0] if done and index == 0 else f"m{index}"
+            parts.append((index, message))
+            await part_sent(index, message)
 
-    sched = world.scheduler(post=thread_breaks)
+    sched = world.scheduler(post=thread)
     world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
-    assert await sched.tick() == 1
-    assert sched.counters["posts_incomplete"] == 1 and sched.counters["post_errors"] == 0
-    world.clock.advance(timedelta(minutes=30))
     assert await sched.tick() == 0
-    assert await world.scheduler().tick() == 0
-    assert len(world.posts) == 1
+    assert sched.counters["posts_incomplete"] == 1 and sched.counters["post_errors"] == 0
+    world.clock.advance(timedelta(minutes=30))  # past the retry's backoff
+    assert await world.scheduler(post=thread).tick() == 1
+    assert resumed_from == [(), ("m0", "m1")]
+    assert [index for index, _ in parts] == [0, 1, 2, 3]
+    assert await world.ledger.parts(
+        claim_key(berlin(), run_window(berlin(), datetime(2026, 3, 2, 8, 0, tzinfo=UTC)))
+    ) == (
+        "m0",
+        "m1",
+        "m2",
+        "m3",
+    )
+    assert await world.scheduler(post=thread).tick() == 0
 
 
-async def test_cancel_after_the_parent_keeps_the_run_posted(world: World) -> None:
-    """A pass cancelled in the middle of the thread leaves the run posted, not released."""
+async def test_cancel_in_the_thread_lets_the_next_pass_complete_it(world: World) -> None:
+    """A pass cancelled in the middle of the thread releases the run with its parent recorded:
+    the next pass posts the rest under that parent, never a second parent."""
     await world.subscriptions.put_subscription(berlin())
     in_thread = asyncio.Event()
 
+    resumed_from: list[tuple[str, ...]] = []
+
     async def slow_thread(
-        sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
     ) -> None:
         world.posts.append((sub.id, digest.window.end, late, quiet))
-        await parent_sent()
+        await part_sent(0, "parent")
         in_thread.set()
         await asyncio.Event().wait()
+
+    async def rest_of_thread(
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
+    ) -> None:
+        resumed_from.append(done)
+        await part_sent(1, "reply")
 
     world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
     task = asyncio.create_task(world.scheduler(post=slow_thread).tick())
@@ -331,9 +389,8 @@ async def test_cancel_after_the_parent_keeps_the_run_posted(world: World) -> Non
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    world.clock.advance(timedelta(minutes=11))  # past the claim's lifetime
-    assert await world.scheduler().tick() == 0
-    assert len(world.posts) == 1
+    assert await world.scheduler(post=rest_of_thread).tick() == 1
+    assert resumed_from == [("parent",)] and len(world.posts) == 1
 
 
 async def test_run_forever_sleeps_until_the_next_run_and_stops(world: World) -> None:
@@ -424,7 +481,8 @@ SEASONS = {
     "spring": (datetime(2026, 2, 20, tzinfo=UTC), (date(2026, 3, 8), date(2026, 3, 29))),
     "autumn": (datetime(2026, 10, 1, tzinfo=UTC), (date(2026, 10, 25), date(2026, 11, 1))),
 }
-CRASH_POINTS = ("build", "before_parent", "after_parent")
+CRASH_POINTS = ("build", "before_parent", "in_thread")
+THREAD_PARTS = 4
 
 
 @dataclass
@@ -444,6 +502,9 @@ class Simulation:
     subscriptions: SubscriptionStore
     ledgers: list[RedisLedger]
     parents: Counter[tuple[str, datetime]] = field(default_factory=Counter)
+    parts: defaultdict[tuple[str, datetime], list[int]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     crashes: Counter[str] = field(default_factory=Counter)
     builds: int = 0
     ticks: int = 0
@@ -479,12 +540,24 @@ class Simulation:
             )
 
         async def post(
-            sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+            sub: Subscription,
+            digest: Digest,
+            *,
+            late: bool,
+            quiet: bool,
+            done: tuple[str, ...],
+            part_sent: PartFn,
         ) -> None:
-            maybe_crash("before_parent")
-            self.parents[(sub.id, digest.window.end)] += 1
-            await parent_sent()
-            maybe_crash("after_parent")  # in the middle of the thread
+            run = (sub.id, digest.window.end)
+            if not done:
+                maybe_crash("before_parent")
+                self.parents[run] += 1
+                self.parts[run].append(0)
+                await part_sent(0, f"{sub.id}-0")
+            for index in range(max(1, len(done)), THREAD_PARTS):
+                maybe_crash("in_thread")
+                self.parts[run].append(index)
+                await part_sent(index, f"{sub.id}-{index}")
 
         me = Replica(
             Scheduler(
@@ -522,7 +595,8 @@ class Simulation:
 @pytest.mark.parametrize("season", sorted(SEASONS))
 async def test_sixty_days_three_replicas_random_crashes_exactly_once(season: str) -> None:
     """Three replicas on one Redis over 60 days across DST changes, crashing between claim and
-    post and in the middle of threads: exactly one post per subscription per day."""
+    post and in the middle of threads: exactly one parent per subscription per day, and every
+    thread completed in order with no part twice."""
     start, dst_days = SEASONS[season]
     async with sandbox() as box, contextlib.AsyncExitStack() as stack:
         subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))
@@ -546,6 +620,8 @@ async def test_sixty_days_three_replicas_random_crashes_exactly_once(season: str
     }
     assert {k: n for k, n in sim.parents.items() if n > 1} == {}
     assert expected - set(sim.parents) == set()
+    complete = list(range(THREAD_PARTS))
+    assert {run: parts for run, parts in sim.parts.items() if parts != complete} == {}
     assert set(sim.parents) <= scheduled
     assert all(sim.crashes[point] >= 3 for point in CRASH_POINTS), sim.crashes
     assert sim.ticks < 10_000
@@ -673,32 +749,45 @@ class CuttableLink:
 
 
 async def test_post_recorded_while_redis_is_cut_off_is_recorded_on_the_next_pass() -> None:
-    """The link to Redis drops right after the parent is out: the run is recorded on the next
-    pass, so no replica posts it again once the claim expires."""
+    """The link to Redis drops just as the parent goes out: the replica records that parent on
+    its next pass and completes the thread under it, so no replica posts a second parent."""
     clock = Clock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
     async with sandbox() as box, CuttableLink(box.url) as link, connect(link.url) as far:
         subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))
         world = World(clock, RedisLedger(box.client, prefix=box.prefix), subs)
         await subs.put_subscription(berlin())
 
+        replies: list[tuple[str, ...]] = []
+
         async def post_then_lose_redis(
-            sub: Subscription, digest: Digest, *, late: bool, quiet: bool, parent_sent: SentFn
+            sub: Subscription,
+            digest: Digest,
+            *,
+            late: bool,
+            quiet: bool,
+            done: tuple[str, ...],
+            part_sent: PartFn,
         ) -> None:
-            link.cut()
-            world.posts.append((sub.id, digest.window.end, late, quiet))
-            await parent_sent()
+            if not done:
+                link.cut()
+                world.posts.append((sub.id, digest.window.end, late, quiet))
+                await part_sent(0, "parent")
+            replies.append(done)
+            await part_sent(1, "reply")
 
         cut_off = world.scheduler(
             ledger=RedisLedger(far, prefix=box.prefix, timeout=0.5, retry_after=0.0),
             post=post_then_lose_redis,
         )
-        assert await cut_off.tick() == 1
-        assert cut_off.counters["state_errors"] == 1
+        assert await cut_off.tick() == 0
+        assert cut_off.counters["state_errors"] >= 1
         key = claim_key(berlin(), run_window(berlin(), world.posts[0][1]))
-        assert not await world.ledger.is_posted(key)
+        assert not await world.ledger.is_posted(key) and await world.ledger.parts(key) == ()
         link.open = True
         clock.advance(timedelta(minutes=1))
-        assert await cut_off.tick() == 0
+        assert await cut_off.tick() == 1
+        assert replies == [("parent",)]
+        assert await world.ledger.parts(key) == ("parent", "reply")
         clock.advance(timedelta(minutes=11))  # the claim would have expired by now
         assert await world.scheduler().tick() == 0
     assert len(world.posts) == 1

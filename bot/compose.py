@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +32,7 @@ from bot.commands.subscriptions import (
     ScheduledRequests,
     SeedableStore,
 )
+from bot.connection import Connection
 from bot.process.metrics import ErrorCounter, Metrics
 from bot.process.refresh import MirrorSync, followed_repos
 from config.settings import (
@@ -424,6 +425,8 @@ class SlackFrontEnd:
     web_client: AsyncWebClient
     app_token: str | None  # Socket Mode with it, HTTP mode (on ``port``) without
     port: int
+    ping_s: float = 10.0  # Socket Mode's ping interval (and reconnect pace)
+    link: Connection = field(default_factory=Connection)  # the session, or the endpoint, is up
 
 
 @dataclass(slots=True)
@@ -444,6 +447,18 @@ class Services:
     refresh: MirrorSync | None = None
     site: SitePublisher | None = None  # rebuilds the report website after each daily post
     site_root: Path | None = None  # the website ``serve`` serves at /reports/ (None: it does not)
+    redis_reachable: Callable[[], Awaitable[bool]] | None = None  # None: no Redis
+    health_grace_s: float = 60.0
+
+    @property
+    def links(self) -> dict[str, Connection]:
+        """Each front end's link to its platform."""
+        found: dict[str, Connection] = {}
+        if self.slack is not None:
+            found["slack"] = self.slack.link
+        if self.discord is not None:
+            found["discord"] = self.discord.gateway
+        return found
 
 
 def build_services(
@@ -455,6 +470,7 @@ def build_services(
     errors: ErrorCounter | None = None,
     metrics: Metrics | None = None,
     slack_pace_s: float = 1.0,
+    slack_ping_s: float = 10.0,
 ) -> Services:
     """The front ends ``settings`` has tokens for, the daily scheduler posting through them,
     the background mirror refresh and the metrics that read them all."""
@@ -466,6 +482,8 @@ def build_services(
     extras = _chat_extras(settings, config, runtime)
     publisher, site_root = _site(settings, config, runtime)
     slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts, extras)
+    if slack is not None:
+        slack.ping_s = slack_ping_s
     discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts, extras)
     core = runtime.core
     daily: PostFn = DailyPoster(posts)
@@ -503,6 +521,8 @@ def build_services(
         refresh=refresh,
         site=publisher,
         site_root=site_root,
+        redis_reachable=_redis_check(runtime.state),
+        health_grace_s=settings.health_grace_seconds,
     )
 
 
@@ -537,6 +557,13 @@ def _chat_extras(settings: Settings, config: AppConfig, runtime: ServeRuntime) -
     from bot.site.chat import ChatExtras
 
     return ChatExtras(store=runtime.store, config=config, site_url=settings.site_url)
+
+
+def _redis_check(state: SharedState) -> Callable[[], Awaitable[bool]] | None:
+    """Whether Redis answers, for ``/healthz``; None without Redis."""
+    from digest.backends.redis.state import RedisState
+
+    return state.reachable if isinstance(state, RedisState) else None
 
 
 def _slack(

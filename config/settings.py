@@ -104,6 +104,7 @@ class Settings(BaseSettings):
     config: str | None = None
     log_json: bool = False
     http_port: Port = 8080
+    health_grace_seconds: float = Field(default=60.0, ge=0)
     schedule_grace_hours: float = Field(default=6.0, ge=0)
     sync_interval_minutes: Positive = 10.0
     sync_fresh_seconds: float = Field(default=60.0, ge=0)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 
@@ -15,18 +16,17 @@ log = logging.getLogger(__name__)
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
-Status = Callable[[], Mapping[str, str]]  # component -> running | stopped | failed
+Report = Callable[[], Awaitable[tuple[bool, Mapping[str, Any]]]]
+"""Whether the process is healthy, and what ``/healthz`` says about each component."""
 
 
-def health_app(status: Status, metrics: Metrics) -> web.Application:
-    """``GET /healthz`` (200 while every component runs, else 503) and ``GET /metrics``."""
+def health_app(report: Report, metrics: Metrics) -> web.Application:
+    """``GET /healthz`` (200 when healthy, else 503, with the report) and ``GET /metrics``."""
 
     async def healthz(request: web.Request) -> web.Response:
-        components = dict(status())
-        healthy = all(state == "running" for state in components.values())
+        healthy, body = await report()
         return web.json_response(
-            {"status": "ok" if healthy else "failing", "components": components},
-            status=200 if healthy else 503,
+            {"status": "ok" if healthy else "failing", **body}, status=200 if healthy else 503
         )
 
     async def metrics_text(request: web.Request) -> web.Response:

@@ -42,6 +42,7 @@ class MirrorSync:
         self._reconcile_every = reconcile_every
         self._reconciled: datetime | None = None
         self.counters: Counter[str] = Counter()
+        self.last_success: datetime | None = None  # when every followed repository last synced
 
     async def sync_once(self) -> None:
         """One sync of each repository; failures are logged and counted, never raised."""
@@ -53,16 +54,20 @@ class MirrorSync:
             return
         end = self._clock().astimezone(UTC).replace(second=0, microsecond=0)
         window = Window(end - timedelta(days=1), end, "UTC", "today", ends_now=True)
+        failed = False
         for repo in names:
             self.counters["sync_requests"] += 1
             try:
                 await self._sync.ensure(repo, window)
             except DigestError as exc:
+                failed = True
                 self.counters["sync_errors"] += 1
                 log.warning(
                     "sync.failed",
                     extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
                 )
+        if not failed:
+            self.last_success = self._clock()
 
     async def reconcile_due(self) -> None:
         """Once every ``reconcile_every``, remove deleted and transferred items from each

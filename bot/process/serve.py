@@ -34,6 +34,7 @@ from bot.compose import (
     plan,
     utcnow,
 )
+from bot.connection import Connection
 from bot.process.health import HealthServer, health_app, start_health
 from bot.process.logs import configure
 from bot.process.metrics import ErrorCounter
@@ -153,7 +154,7 @@ class BotProcess:
             self.components.start("sync", self.sync.run_forever(self.stop))
         if services.site is not None:
             self.components.start("site", services.site.run(self.stop))
-        app = health_app(self.components.status, self.metrics)
+        app = health_app(self.health_report, self.metrics)
         if services.site_root is not None:
             from bot.site.publish import add_site_routes
 
@@ -172,9 +173,55 @@ class BotProcess:
         """Check the tokens, then serve Slack in Socket Mode (with an app token) or HTTP mode."""
         await check_slack_tokens(slack.web_client, slack.app_token)
         if slack.app_token is not None:
-            await run_socket_mode(slack.app, slack.app_token, stop=self.stop, drain_s=self.drain_s)
+            await run_socket_mode(
+                slack.app,
+                slack.app_token,
+                stop=self.stop,
+                drain_s=self.drain_s,
+                ping_interval=slack.ping_s,
+                connection=slack.link,
+                watch_s=min(1.0, slack.ping_s),
+            )
         else:
-            await run_http(slack.app, slack.port, stop=self.stop, drain_s=self.drain_s)
+            await run_http(
+                slack.app, slack.port, stop=self.stop, drain_s=self.drain_s, connection=slack.link
+            )
+
+    @property
+    def links(self) -> dict[str, Connection]:
+        return self.services.links
+
+    async def health_report(self) -> tuple[bool, dict[str, Any]]:
+        """``/healthz``: unhealthy when a component ended or a front end has been disconnected
+        for longer than ``VLLM_REPORT_HEALTH_GRACE_SECONDS``; Redis, the mirror sync and the last
+        daily post are reported (a Redis outage degrades, it does not stop the bot)."""
+        services = self.services
+        components = self.components.status()
+        healthy = all(state == "running" for state in components.values())
+        front_ends: dict[str, Any] = {}
+        for name, link in services.links.items():
+            down = link.down_for()
+            front_ends[name] = {"connected": link.is_up, "down_for_s": round(down, 1)}
+            healthy = healthy and (link.is_up or down <= services.health_grace_s)
+        now = services.clock()
+        reachable, sync, last = services.redis_reachable, self.sync, self.scheduler.last_post
+        synced = sync.last_success if sync is not None else None
+        body: dict[str, Any] = {
+            "components": components,
+            "front_ends": front_ends,
+            "redis": {"reachable": await reachable()} if reachable is not None else None,
+            "mirror_sync": {
+                "last_success_age_s": (
+                    round((now - synced).total_seconds(), 1) if synced is not None else None
+                )
+            },
+            "daily_post": (
+                {"last": last[0], "age_s": round((now - last[1]).total_seconds(), 1)}
+                if last is not None
+                else None
+            ),
+        }
+        return healthy, body
 
     # -- running and stopping ---------------------------------------------------------------
 

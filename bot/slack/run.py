@@ -10,6 +10,7 @@ from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
+from bot.connection import Connection
 from bot.listen import listen
 from bot.slack.app import has_signing_secret, slack_bot
 from digest.errors import ConfigError
@@ -39,22 +40,48 @@ async def run_socket_mode(
     stop: asyncio.Event | None = None,
     drain_s: float = DRAIN_S,
     ping_interval: float = 10.0,
+    connection: Connection | None = None,
+    watch_s: float = 1.0,
 ) -> None:
     """Serve ``app`` over Socket Mode until ``stop`` is set (or the task is cancelled).
 
-    On stop the WebSocket closes first, so nothing new arrives, then posts in flight get up to
-    ``drain_s`` seconds to finish.
+    Every ``watch_s`` seconds whether the session is open goes to ``connection`` (slack_sdk
+    reconnects by itself). On stop the WebSocket closes first, so nothing new arrives, then posts
+    in flight get up to ``drain_s`` seconds to finish.
     """
     handler = AsyncSocketModeHandler(
         app, app_token, web_client=app.client, ping_interval=ping_interval
     )
+    link = connection or Connection()
     try:
         await handler.connect_async()  # type: ignore[no-untyped-call]
         log.info("slack.socket_mode_connected")
-        await _until(stop)
+        link.up()
+        while not await _until_or(stop, watch_s):
+            if await handler.client.is_connected():
+                if not link.is_up:
+                    log.info("slack.socket_mode_reconnected")
+                link.up()
+            else:
+                if link.is_up:
+                    log.warning("slack.socket_mode_disconnected")
+                link.down()
     finally:
+        link.down()
         await handler.close_async()  # type: ignore[no-untyped-call]
         await _finish(app, drain_s)
+
+
+async def _until_or(stop: asyncio.Event | None, seconds: float) -> bool:
+    """Wait for ``stop`` at most ``seconds``; whether it is set."""
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return False
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True
 
 
 @dataclass(slots=True)
@@ -90,10 +117,15 @@ async def run_http(
     path: str = EVENTS_PATH,
     stop: asyncio.Event | None = None,
     drain_s: float = DRAIN_S,
+    connection: Connection | None = None,
 ) -> None:
-    """Serve ``app`` over HTTP until ``stop`` is set (or the task is cancelled)."""
+    """Serve ``app`` over HTTP until ``stop`` is set (or the task is cancelled); ``connection``
+    is up while the endpoint listens."""
     server = await start_http(app, port, host=host, path=path)
+    link = connection or Connection()
+    link.up()
     try:
         await _until(stop)
     finally:
+        link.down()
         await server.stop(drain_s)

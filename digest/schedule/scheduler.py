@@ -147,6 +147,7 @@ class Scheduler:
         self.counters: Counter[str] = Counter()
         self.subscription_count = 0
         self.last_tick: datetime | None = None
+        self.last_post: tuple[str, datetime] | None = None  # posted | incomplete | failed, when
 
     async def due(self) -> list[Run]:
         """The runs that are due now, not posted and not waiting for a retry."""
@@ -283,10 +284,12 @@ class Scheduler:
                 event, extra={"subscription": run.subscription.id, "key": run.key, "parts": sent}
             )
             self.counters[counter] += 1
+            self.last_post = ("incomplete" if sent else "failed", self._clock())
             self._failed(run)
             await self._release_all([run])
             return 0
         await self._record(run)
+        self.last_post = ("posted", self._clock())
         log.info(
             "schedule.posted",
             extra={

@@ -68,6 +68,7 @@ class FakeSlack:
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _sockets: list[web.WebSocketResponse] = field(default_factory=list)
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _refusing: bool = False
     runner: web.AppRunner | None = None
 
     # -- addresses -------------------------------------------------------------------------
@@ -127,6 +128,17 @@ class FakeSlack:
 
     async def wait_connected(self, within: float = 5.0) -> None:
         await asyncio.wait_for(self._connected.wait(), within)
+
+    async def socket_mode_down(self) -> None:
+        """Close every Socket Mode connection and refuse new ones until :meth:`socket_mode_up`."""
+        self._refusing = True
+        self._connected.clear()
+        for socket in list(self._sockets):
+            await socket.close()
+
+    def socket_mode_up(self) -> None:
+        """Accept Socket Mode connections again."""
+        self._refusing = False
 
     async def send_envelope(self, envelope: Mapping[str, Any]) -> None:
         """Send one Socket Mode envelope to the connected client."""
@@ -266,7 +278,9 @@ class FakeSlack:
         await self._record(self.responses, body)
         return web.Response(text="ok")
 
-    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        if self._refusing:
+            return web.Response(status=503, text="socket mode is down")
         socket = web.WebSocketResponse()
         await socket.prepare(request)
         self._sockets.append(socket)

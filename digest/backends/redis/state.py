@@ -15,6 +15,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from digest.backends.redis.guard import RedisGuard, server_of
+from digest.errors import StateUnavailable
 from digest.state.base import SubscriptionDoc, new_token, ttl_ms
 
 _RELEASE = """
@@ -63,6 +64,18 @@ class RedisState:
     @property
     def prefix(self) -> str:
         return self._prefix
+
+    async def reachable(self) -> bool:
+        """Whether the server answers a ``PING`` now (for health checks)."""
+
+        async def ping() -> Any:
+            return await self._redis.ping()
+
+        try:
+            await self._guard.run("state.ping", ping)
+        except StateUnavailable:
+            return False
+        return True
 
     def _kv(self, key: str) -> str:
         return f"{self._prefix}kv:{key}"

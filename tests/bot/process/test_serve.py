@@ -72,10 +72,11 @@ def local_process(
     stop: asyncio.Event | None = None,
     drain_s: float = 2,
     slack_pace_s: float = 0.0,
+    **options: Any,
 ) -> BotProcess:
     """A bot process on ``runtime`` listening on 127.0.0.1 only."""
     services = build_services(
-        made, config or load_config(), runtime, clock=clock, slack_pace_s=slack_pace_s
+        made, config or load_config(), runtime, clock=clock, slack_pace_s=slack_pace_s, **options
     )
     return BotProcess(
         services, stop=stop or asyncio.Event(), drain_s=drain_s, http_host="127.0.0.1"
@@ -202,6 +203,7 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
         config: AppConfig | None = None,
         clock: Callable[[], datetime] = lambda: NOW,
         drain_s: float = 5.0,
+        **options: Any,
     ) -> Running:
         stop = asyncio.Event()
         process = local_process(
@@ -211,6 +213,7 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
             clock=clock,
             stop=stop,
             drain_s=drain_s,
+            **options,
         )
         task = asyncio.create_task(process.run())
         await asyncio.wait_for(process.started.wait(), 10)
@@ -264,15 +267,74 @@ async def test_serves_with_only_slack_tokens(
     assert "discord" not in body
 
 
+async def healthz(process: BotProcess) -> tuple[int, dict[str, Any]]:
+    status, body = await get(process, "/healthz")
+    return status, json.loads(body)
+
+
+async def healthz_until(process: BotProcess, status: int, seconds: float) -> dict[str, Any]:
+    """Poll /healthz every 50 ms until it answers ``status``; its body then."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        found, body = await healthz(process)
+        if found == status:
+            return body
+        assert asyncio.get_running_loop().time() < deadline, (found, body)
+        await asyncio.sleep(0.05)
+
+
+async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
+    """Slack closes Socket Mode for good: /healthz still says 200 (not connected) within the
+    grace period, 503 once it has passed, and 200 again when Slack lets the bot reconnect."""
+    made = with_slack(settings(slack="socket"), slack)
+    made.health_grace_seconds = 1.0
+    process, _ = await start(made, runtime, slack_ping_s=0.2)
+    await slack.wait_connected()
+    await healthz_until(process, 200, 5)
+    await until(lambda: process.links["slack"].is_up)
+    await slack.socket_mode_down()
+    await until(lambda: not process.links["slack"].is_up, 5)
+    status, body = await healthz(process)
+    assert status == 200 and body["front_ends"]["slack"]["connected"] is False
+    body = await healthz_until(process, 503, 5)
+    assert body["status"] == "failing" and body["front_ends"]["slack"]["down_for_s"] >= 1.0
+    assert body["components"]["slack"] == "running"  # the task lives on, the session does not
+    slack.socket_mode_up()
+    body = await healthz_until(process, 200, 10)
+    assert body["front_ends"]["slack"] == {"connected": True, "down_for_s": 0.0}
+
+
+async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
+    runtime: Runtime, slack: FakeSlack, start: Any
+) -> None:
+    """/healthz names each part: the front end's link, the last daily post's result and age,
+    the mirror sync's age (Redis only when configured)."""
+    await StateSubscriptions(runtime.state).put_subscription(
+        Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
+    )
+    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    await until(lambda: process.scheduler is not None and process.scheduler.last_post is not None)
+    status, body = await healthz(process)
+    assert status == 200
+    assert body["front_ends"]["slack"]["connected"] in (True, False)
+    assert body["daily_post"]["last"] == "posted"
+    assert "last_success_age_s" in body["mirror_sync"] and body["redis"] is None
+
+
 async def test_serves_with_only_a_discord_token(
     runtime: Runtime, discord: FakeDiscord, start: Any
 ) -> None:
-    """The gateway is identified with the token; /healthz shows Discord running."""
+    """The gateway is identified with the token; /healthz shows Discord running and its
+    gateway ready."""
     process, _ = await start(with_discord(settings(discord=True), discord), runtime)
     await until(lambda: discord.identify is not None)
     assert discord.identify is not None and discord.identify["token"] == DISCORD_TOKEN
+    await until(lambda: process.links["discord"].is_up)
     status, body = await get(process, "/healthz")
     assert status == 200 and '"discord": "running"' in body and "slack" not in body
+    assert json.loads(body)["front_ends"]["discord"] == {"connected": True, "down_for_s": 0.0}
 
 
 async def test_serves_both_front_ends(
@@ -738,7 +800,11 @@ def test_malformed_setting_is_a_configuration_error(
 async def test_container_health_check_follows_healthz(monkeypatch: pytest.MonkeyPatch) -> None:
     """The image's health check passes on 200, fails on 503 and when nothing listens."""
     states = {"slack": "running", "scheduler": "running"}
-    server = await start_health(health_app(lambda: states, Metrics()), "127.0.0.1", 0)
+
+    async def report() -> tuple[bool, dict[str, Any]]:
+        return all(v == "running" for v in states.values()), {"components": states}
+
+    server = await start_health(health_app(report, Metrics()), "127.0.0.1", 0)
     try:
         assert await asyncio.to_thread(check, server.port)
         monkeypatch.setenv("VLLM_REPORT_HTTP_PORT", str(server.port))

@@ -1,0 +1,70 @@
+"""One daily-post replica for the crash test, run as its own process (and killed with SIGKILL).
+
+``python -m tests.support.crash_replica REDIS_URL PREFIX SLACK_API_URL EPOCH OWNER``: a real
+:class:`Scheduler` on the Redis ledger and subscriptions under ``PREFIX``, posting the sample
+day's digest to the fake Slack at ``SLACK_API_URL`` through the real Slack posting path. Its
+clock is the sample day's scheduled moment plus one minute plus the seconds since ``EPOCH``
+(Unix time), so every replica shares one clock and claims expire in real seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from datetime import datetime, timedelta
+
+from redis.asyncio import Redis
+
+from bot.commands.subscriptions import ScheduledRequests
+from bot.compose import DailyPoster
+from bot.slack.client import web_client
+from bot.slack.post import SlackDaily, SlackPoster
+from config.settings import load_config
+from digest.backends.redis.ledger import RedisLedger
+from digest.backends.redis.state import RedisState
+from digest.builder import DigestRequest
+from digest.models import Digest
+from digest.schedule.scheduler import Backoff, Scheduler
+from digest.schedule.subscriptions import StateSubscriptions
+from tests.support.serve import SCHEDULED, sample_digest
+
+CLAIM_TTL = timedelta(seconds=1)
+PACE_S = 0.1  # between the messages of one channel: kills land inside threads
+
+
+async def main(redis_url: str, prefix: str, slack_url: str, epoch: float, owner: str) -> None:
+    def clock() -> datetime:
+        return SCHEDULED + timedelta(minutes=1, seconds=time.time() - epoch)
+
+    digest = await sample_digest()
+
+    async def build(request: DigestRequest) -> Digest:
+        return digest
+
+    client = Redis.from_url(redis_url, socket_connect_timeout=1.0, socket_timeout=2.0)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    slack = SlackDaily(SlackPoster(web_client("xoxb-crash", slack_url), pace_s=PACE_S))
+    scheduler = Scheduler(
+        subscriptions=StateSubscriptions(RedisState(client, prefix=prefix)),
+        ledger=RedisLedger(client, prefix=prefix),
+        request=ScheduledRequests(load_config(), default_writer="template"),
+        build=build,
+        post=DailyPoster({"slack": slack}),
+        clock=clock,
+        claim_ttl=CLAIM_TTL,
+        poll=timedelta(seconds=0.2),
+        backoff=Backoff(first=timedelta(seconds=0.2), cap=timedelta(seconds=1)),
+        owner=owner,
+    )
+    print("ready", flush=True)
+    try:
+        await scheduler.run_forever(stop)
+    finally:
+        await client.aclose()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]))

@@ -53,6 +53,13 @@ class PostLedger(Protocol):
         """The message ids of the run's thread recorded so far, in order (0 is the parent)."""
         ...
 
+    async def resume(
+        self, key: str, owner: str, now: datetime, ttl: timedelta
+    ) -> tuple[str, ...] | None:
+        """Renew ``owner``'s claim and read the thread's recorded parts; None when the claim was
+        lost."""
+        ...
+
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
         """Record that the run was posted (its thread complete); kept for ``keep``."""
         ...
@@ -103,6 +110,13 @@ class StateLedger:
     async def parts(self, key: str) -> tuple[str, ...]:
         raw = await self._state.get(f"parts:{key}")
         return tuple(json.loads(raw)) if raw else ()
+
+    async def resume(
+        self, key: str, owner: str, now: datetime, ttl: timedelta
+    ) -> tuple[str, ...] | None:
+        if not await self.extend(key, owner, now, ttl):
+            return None
+        return await self.parts(key)
 
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
         await self._state.set(f"posted:{key}", owner, keep)

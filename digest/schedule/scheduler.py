@@ -230,14 +230,12 @@ class Scheduler:
     async def _post_one(self, run: Run, digest: Digest, quiet: bool) -> int:
         """Post (or complete) one claimed run's thread; never raises but for cancellation."""
         try:
-            kept = await self._ledger.extend(run.key, self.owner, self._clock(), self._claim_ttl)
-            done = await self._ledger.parts(run.key) if kept else ()
-            if kept:
-                done = await self._record_pending(run, done)
+            found = await self._ledger.resume(run.key, self.owner, self._clock(), self._claim_ttl)
+            done = await self._record_pending(run, found) if found is not None else ()
         except DigestError as exc:
             self._state_failed("extend", exc)
             return 0
-        if not kept:
+        if found is None:
             log.warning("schedule.claim_lost", extra={"subscription": run.subscription.id})
             self.counters["claims_lost"] += 1
             return 0

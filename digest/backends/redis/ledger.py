@@ -61,6 +61,16 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 """
 
+# KEYS: the run, its parts; ARGV: owner, expires_ms, px -> {'ok', part...} or {} (claim lost)
+_RESUME = """
+local v = redis.call('GET', KEYS[1])
+if not v or v:sub(1, #ARGV[1] + 3) ~= 'c|' .. ARGV[1] .. '|' then return {} end
+redis.call('SET', KEYS[1], 'c|' .. ARGV[1] .. '|' .. ARGV[2], 'PX', ARGV[3])
+local parts = redis.call('LRANGE', KEYS[2], 0, -1)
+table.insert(parts, 1, 'ok')
+return parts
+"""
+
 # KEYS: the run, its parts; ARGV: value, px
 _MARK_POSTED = """
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -132,6 +142,19 @@ class RedisLedger:
 
         found = await self._guard.run("ledger.parts", call)
         return tuple(v.decode() if isinstance(v, bytes) else str(v) for v in found)
+
+    async def resume(
+        self, key: str, owner: str, now: datetime, ttl: timedelta
+    ) -> tuple[str, ...] | None:
+        run = self._prefix + key
+        args = (owner, _ms(now + ttl), _px(ttl))
+
+        async def call() -> Any:
+            return await cast(Any, self._redis).eval(_RESUME, 2, run, run + ":parts", *args)
+
+        found = await self._guard.run("ledger.resume", call)
+        values = [v.decode() if isinstance(v, bytes) else str(v) for v in found]
+        return tuple(values[1:]) if values and values[0] == "ok" else None
 
     async def mark_posted(self, key: str, owner: str, now: datetime, keep: timedelta) -> None:
         value = f"p|{owner}|{_ms(now)}"

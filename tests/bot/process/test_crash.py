@@ -86,7 +86,9 @@ async def repetition(box: Sandbox, number: int, expected: list[str]) -> Counter[
     kills = 0
     try:
         for _ in range(rng.choice((1, 2))):
-            target = rng.randint(1, total - 1)
+            # a kill leaves at least three parts a thread to go: the random pause below
+            # (at most two paces) cannot reach the end of the threads
+            target = rng.randint(1, total - 3 * len(CHANNELS))
             await fake.wait_until(lambda t=target: len(fake.posts) >= t, within=60)
             # a random moment of the posting cycle, not the one right after a post landed
             await asyncio.sleep(rng.uniform(0, 2 * PACE_S))

@@ -6,12 +6,13 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from bot.process.refresh import MirrorSync
-from tests.support.service import REPO, Clock, CountingSync
+from tests.support.clock import Clock
+from tests.support.service import REPO, START, CountingSync
 
 
 async def test_reconciliation_runs_once_an_hour_per_repository() -> None:
     """Deleted and transferred items are looked for hourly, not on every round."""
-    clock = Clock()
+    clock = Clock(START)
     checked: list[str] = []
 
     async def repos() -> Iterable[str]:

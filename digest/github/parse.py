@@ -95,17 +95,16 @@ def _issue_number(row: dict[str, Any]) -> int:
     return int(issue_url.rstrip("/").rsplit("/", 1)[-1])
 
 
-def comment_from_api(
-    row: dict[str, Any], repo: str, web_url: str = "https://github.com"
+def _comment(
+    row: dict[str, Any], repo: str, number: int, fallback_url: str, **kind: Any
 ) -> Comment:
-    """A conversation comment from a row of the repository comments API."""
+    """A comment of either stream: author (``ghost`` when deleted), excerpt, times, link."""
     user = row.get("user") or {}
     created = parse_time(row["created_at"])
     assert created is not None
-    number = _issue_number(row)
     url = row.get("html_url")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-        url = f"{web_url.rstrip('/')}/{repo}/issues/{number}#issuecomment-{row['id']}"
+        url = fallback_url
     return Comment(
         repo=repo,
         id=int(row["id"]),
@@ -116,7 +115,17 @@ def comment_from_api(
         created_at=created,
         updated_at=parse_time(row.get("updated_at")) or created,
         url=url,
+        **kind,
     )
+
+
+def comment_from_api(
+    row: dict[str, Any], repo: str, web_url: str = "https://github.com"
+) -> Comment:
+    """A conversation comment from a row of the repository comments API."""
+    number = _issue_number(row)
+    link = f"{web_url.rstrip('/')}/{repo}/issues/{number}#issuecomment-{row['id']}"
+    return _comment(row, repo, number, link)
 
 
 def _pull_number(row: dict[str, Any]) -> int:
@@ -130,24 +139,14 @@ def review_comment_from_api(
     """An inline review comment from a row of the repository review-comments API
     (``/pulls/comments``): its PR comes from ``pull_request_url``; ``user`` may be null (a
     deleted account, shown as ``ghost``)."""
-    user = row.get("user") or {}
-    created = parse_time(row["created_at"])
-    assert created is not None
     number = _pull_number(row)
-    url = row.get("html_url")
-    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-        url = f"{web_url.rstrip('/')}/{repo}/pull/{number}#discussion_r{row['id']}"
+    link = f"{web_url.rstrip('/')}/{repo}/pull/{number}#discussion_r{row['id']}"
     reply = row.get("in_reply_to_id")
-    return Comment(
-        repo=repo,
-        id=int(row["id"]),
-        item_number=number,
-        author=str(user.get("login") or "ghost"),
-        author_is_bot=is_bot(user),
-        body_excerpt=excerpt(row.get("body"), 600),
-        created_at=created,
-        updated_at=parse_time(row.get("updated_at")) or created,
-        url=url,
+    return _comment(
+        row,
+        repo,
+        number,
+        link,
         kind=CommentKind.REVIEW,
         path=str(row.get("path") or ""),
         in_reply_to_id=int(reply) if reply is not None else None,

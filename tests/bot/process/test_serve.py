@@ -142,14 +142,6 @@ class Runtime:
     sync: None = None  # no background mirror sync
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 async def runtime() -> AsyncIterator[Runtime]:
     store: SQLiteStore = await sample_store()

@@ -26,25 +26,10 @@ from digest.schedule.ledger import PostLedger, StateLedger
 from digest.schedule.scheduler import Backoff, PartFn, Scheduler, is_quiet
 from digest.schedule.subscription import Subscription, claim_key, run_window, runs_between
 from digest.schedule.subscriptions import StateSubscriptions, SubscriptionStore
+from tests.support.clock import Clock
 from tests.support.redis_server import RedisServer, connect, find_binary, free_port, sandbox
 
 START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, now: datetime = START) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def set(self, moment: datetime) -> None:
-        self.now = max(self.now, moment)
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
 
 
 @dataclass
@@ -114,7 +99,7 @@ class World:
 @pytest.fixture(params=["redis", "sqlite"])
 async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
     """Scheduler dependencies on a real Redis (clock-driven ledger) or on SQLite state."""
-    clock = Clock()
+    clock = Clock(START)
     if request.param == "redis":
         async with sandbox() as box:
             # Generous timeouts: these tests are about claims and builds, and a loaded machine

@@ -33,14 +33,9 @@ def add(a: Usage, b: Usage) -> Usage:
     return Usage(a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens)
 
 
-class Fallback(Exception):
-    """No answer to keep: ``reason`` says why, ``usage`` is what the attempts spent."""
-
-    def __init__(self, reason: Reason, detail: str = "", usage: Usage | None = None) -> None:
-        super().__init__(f"{reason} {detail}".strip())
-        self.reason = reason
-        self.detail = detail
-        self.usage = usage or Usage()
+class Fallback(LLMFailure):
+    """No answer to keep, after every attempt: ``reason`` says why, ``usage`` is what the
+    attempts spent (a request's failure, or an answer that did not pass the checks)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -59,8 +60,10 @@ from digest.schedule.ledger import PostLedger, StateLedger
 from digest.schedule.scheduler import PartFn, PostFn, Scheduler
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
+from digest.schedule.threads import CommandThreads, OpenThread
 from digest.service import DigestService
 from digest.state.base import SharedState
+from digest.windows import format_window
 from digest.writers.base import Writer
 from digest.writers.template import TemplateWriter
 
@@ -439,6 +442,7 @@ class Services:
     subscriptions: SeedableStore
     channel_checks: Mapping[str, ChannelCheck]  # for the configuration file's subscriptions
     scheduler: Scheduler
+    threads: CommandThreads  # the command threads in chat, completed after a replica dies
     metrics: Metrics
     http_port: int
     slack: SlackFrontEnd | None = None
@@ -479,13 +483,18 @@ def build_services(
 
     channels = ChannelSubscriptions(runtime.subscriptions, clock)
     posts: dict[str, ChannelPost] = {}
+    core = runtime.core
+    owner = uuid.uuid4().hex[:12]  # this replica, in the ledger's claims
+    threads = CommandThreads(
+        runtime.ledger, build=core.build, note=_cut_short, clock=clock, owner=owner
+    )
     extras = _chat_extras(settings, config, runtime)
     publisher, site_root = _site(settings, config, runtime)
-    slack = _slack(settings, chosen, runtime, channels, clock, slack_pace_s, posts, extras)
+    chat = _Chat(runtime, channels, clock, posts, threads, extras)
+    slack = _slack(settings, chosen, chat, slack_pace_s)
     if slack is not None:
         slack.ping_s = slack_ping_s
-    discord, discord_token = _discord(settings, chosen, runtime, channels, clock, posts, extras)
-    core = runtime.core
+    discord, discord_token = _discord(settings, chosen, chat)
     daily: PostFn = DailyPoster(posts)
     if publisher is not None:
         from bot.site.publish import publishing
@@ -501,11 +510,12 @@ def build_services(
         post=daily,
         clock=clock,
         grace=timedelta(hours=settings.schedule_grace_hours),
+        owner=owner,
         platforms=tuple(posts),
     )
     refresh = _refresh(settings, config, runtime, clock)
     made = metrics or Metrics()
-    _register_metrics(made, runtime.builder, scheduler, refresh, errors, chosen)
+    _register_metrics(made, runtime.builder, scheduler, threads, refresh, errors, chosen)
     return Services(
         plan=chosen,
         config=config,
@@ -513,6 +523,7 @@ def build_services(
         subscriptions=runtime.subscriptions,
         channel_checks={"discord": channel_id},
         scheduler=scheduler,
+        threads=threads,
         metrics=made,
         http_port=settings.http_port,
         slack=slack,
@@ -566,21 +577,32 @@ def _redis_check(state: SharedState) -> Callable[[], Awaitable[bool]] | None:
     return state.reachable if isinstance(state, RedisState) else None
 
 
-def _slack(
-    settings: Settings,
-    chosen: Plan,
-    runtime: ServeRuntime,
-    channels: ChannelSubscriptions,
-    clock: Callable[[], datetime],
-    pace_s: float,
-    posts: dict[str, ChannelPost],
-    extras: ChatExtras | None = None,
-) -> SlackFrontEnd | None:
+def _cut_short(thread: OpenThread, parts: int) -> str:
+    request = thread.request
+    window = format_window(request.window)
+    return messages.cut_short(request.display_name or request.repo, window, parts, request.lang)
+
+
+@dataclass(frozen=True, slots=True)
+class _Chat:
+    """What every chat front end is built with."""
+
+    runtime: ServeRuntime
+    channels: ChannelSubscriptions
+    clock: Callable[[], datetime]
+    posts: dict[str, ChannelPost]  # each front end adds its daily post
+    threads: CommandThreads  # each front end adds its completer of command threads
+    extras: ChatExtras | None = None
+
+
+def _slack(settings: Settings, chosen: Plan, chat: _Chat, pace_s: float) -> SlackFrontEnd | None:
     if not chosen.slack:
         return None
     from bot.slack import build_slack_app, slack_bot
     from bot.slack.client import web_client as slack_web_client
-    from bot.slack.post import SlackDaily
+    from bot.slack.post import SlackDaily, SlackThreads
+
+    runtime, channels, clock, extras = chat.runtime, chat.channels, chat.clock, chat.extras
 
     token = settings.slack.bot_token
     assert token is not None
@@ -603,15 +625,18 @@ def _slack(
         buttons=buttons,
         directory=runtime.subscriptions.all_subscriptions,
         chart=extras.chart if extras is not None else None,
+        threads=chat.threads,
         pace_s=pace_s,
     )
-    posts["slack"] = SlackDaily(  # one pace per channel
-        slack_bot(app).poster,
+    poster = slack_bot(app).poster  # one pace per channel
+    chat.posts["slack"] = SlackDaily(
+        poster,
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
         site_url=settings.site_url,
         buttons=buttons,
     )
+    chat.threads.posts["slack"] = SlackThreads(poster, site_url=settings.site_url, buttons=buttons)
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
     return SlackFrontEnd(
         app,
@@ -622,19 +647,15 @@ def _slack(
 
 
 def _discord(
-    settings: Settings,
-    chosen: Plan,
-    runtime: ServeRuntime,
-    channels: ChannelSubscriptions,
-    clock: Callable[[], datetime],
-    posts: dict[str, ChannelPost],
-    extras: ChatExtras | None = None,
+    settings: Settings, chosen: Plan, chat: _Chat
 ) -> tuple[ReportClient | None, str | None]:
     token = settings.discord.token
     if not chosen.discord or token is None:
         return None, None
     from bot.discord import build_discord_client
-    from bot.discord.post import DiscordDaily
+    from bot.discord.post import DiscordDaily, DiscordThreads
+
+    runtime, channels, clock, extras = chat.runtime, chat.channels, chat.clock, chat.extras
 
     buttons = DigestButtons(
         ButtonSigner.from_secret(token.get_secret_value()),
@@ -649,15 +670,19 @@ def _discord(
         defaults=DefaultsStore(runtime.state),
         buttons=buttons,
         chart=extras.chart if extras is not None else None,
+        threads=chat.threads,
         clock=clock,
     )
-    posts["discord"] = DiscordDaily(
+    chat.posts["discord"] = DiscordDaily(
         client,
         gateway=client.gateway,
         chart=extras.chart if extras is not None else None,
         page_url=extras.page_url if extras is not None else None,
         site_url=settings.site_url,
         buttons=buttons,
+    )
+    chat.threads.posts["discord"] = DiscordThreads(
+        client, gateway=client.gateway, site_url=settings.site_url, buttons=buttons
     )
     return client, token.get_secret_value()
 
@@ -709,6 +734,22 @@ _SCHEDULER_COUNTERS = (
 )
 
 
+_THREAD_COUNTERS = (
+    ("command_threads_opened", "threads_opened", "Digest threads commands started in chat."),
+    ("command_threads_completed", "threads_completed", "Command threads posted in full."),
+    (
+        "command_threads_resumed",
+        "threads_resumed",
+        "Command threads a replica left short and this one completed.",
+    ),
+    (
+        "command_threads_cut_short",
+        "threads_cut_short",
+        "Command threads too old to complete: the requester was told instead.",
+    ),
+)
+
+
 def _reader(counters: Mapping[str, int], key: str) -> Callable[[], float]:
     """A metric callback reading ``counters[key]`` when scraped."""
     return lambda: float(counters[key])
@@ -718,6 +759,7 @@ def _register_metrics(
     m: Metrics,
     builder: DigestBuilder,
     sched: Scheduler,
+    threads: CommandThreads,
     sync: MirrorSync | None,
     errors: ErrorCounter | None,
     chosen: Plan,
@@ -729,6 +771,8 @@ def _register_metrics(
     )
     for name, key, text in _SCHEDULER_COUNTERS:
         m.counter(name, text, _reader(sched.counters, key))
+    for name, key, text in _THREAD_COUNTERS:
+        m.counter(name, text, _reader(threads.counters, key))
     m.gauge(
         "subscriptions",
         "Subscriptions seen by the scheduler's last pass.",

@@ -44,3 +44,7 @@ class ConfigError(DigestError):
 
 class StateUnavailable(DigestError):
     """Shared state (Redis) could not be reached; callers degrade instead of failing."""
+
+
+class ThreadTaken(RuntimeError):
+    """Another replica took over the thread being posted (its claim expired): stop posting."""

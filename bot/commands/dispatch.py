@@ -33,6 +33,7 @@ from bot.commands.grammar import (
 from bot.commands.runner import user_topics
 from bot.commands.subscriptions import Subscriptions, new_subscription
 from config.settings import AppConfig
+from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest
@@ -56,7 +57,9 @@ class Core(Protocol):
     clock: Callable[[], datetime]
     site_url: str | None  # the report website, where chat links long lists in full
 
-    async def digest(self, command: DigestCommand) -> Digest: ...
+    def request_for(self, command: DigestCommand) -> DigestRequest: ...
+
+    async def build(self, request: DigestRequest) -> Digest: ...
 
     async def ask(self, command: AskCommand) -> Answer: ...
 
@@ -102,8 +105,12 @@ class DigestBuild(_Build):
             return self.command
         return await self.resolver.digest(self.command, self.caller)
 
+    async def request(self) -> DigestRequest:
+        """The digest request the command, its defaults filled in, stands for."""
+        return self.core.request_for(await self.resolved())
+
     async def run(self) -> Digest:
-        return await self.core.digest(await self.resolved())
+        return await self.core.build(await self.request())
 
 
 @dataclass(frozen=True, slots=True)

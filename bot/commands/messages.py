@@ -235,6 +235,23 @@ def daily_post(digest: Digest, *, late: bool, quiet: bool) -> Digest | str:
     return quiet_text(digest, late=late) if quiet else daily_digest(digest, late=late)
 
 
+CUT_SHORT = {
+    "en": (
+        "The {repo} digest asked for here ({window}) was cut short by a restart after "
+        "{parts} of its messages. Ask for it again to read the rest."
+    ),
+    "zh": (
+        "此处请求的 {repo} 报告（{window}）在发出 {parts} 条消息后因重启中断，"
+        "请重新获取以查看其余内容。"
+    ),
+}
+
+
+def cut_short(repo: str, window: str, parts: int, lang: str = "en") -> str:
+    """The note in a command's thread that a replica left short and nobody can complete."""
+    return CUT_SHORT.get(lang, CUT_SHORT["en"]).format(repo=repo, window=window, parts=parts)
+
+
 SETTINGS_OFF = "Defaults can't be kept on this bot (it has no shared storage)."
 NO_WORKSPACE = "This conversation belongs to no workspace or server: use `settings` for it alone."
 

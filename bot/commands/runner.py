@@ -143,18 +143,20 @@ class ReportCore:
             fingerprint=self._fingerprint,
         )
 
+    def request_for(self, command: DigestCommand) -> DigestRequest:
+        """The digest request a ``DigestCommand`` stands for."""
+        opts = command.options
+        return self.request(
+            command.window,
+            repo=opts.repo,
+            lang=opts.lang,
+            topics=command.topics,
+            writer=command.writer,
+        )
+
     async def digest(self, command: DigestCommand) -> Digest:
         """The digest a ``DigestCommand`` asks for."""
-        opts = command.options
-        return await self._get_digest(
-            self.request(
-                command.window,
-                repo=opts.repo,
-                lang=opts.lang,
-                topics=command.topics,
-                writer=command.writer,
-            )
-        )
+        return await self._get_digest(self.request_for(command))
 
     async def build(self, request: DigestRequest) -> Digest:
         return await self._get_digest(request)

@@ -16,6 +16,7 @@ from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
+from bot.commands.threads import ThreadJournal
 from bot.connection import Connection
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd, custom_id
@@ -284,6 +285,7 @@ def build_discord_client(
     defaults: DefaultsStore | None = None,
     buttons: DigestButtons | None = None,
     chart: ChartFn | None = None,
+    threads: ThreadJournal | None = None,
     clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
@@ -300,5 +302,6 @@ def build_discord_client(
         defaults=defaults,
         buttons=buttons,
         chart=chart,
+        threads=threads,
     )
     return ReportClient(front, sync_commands=sync_commands, **options)

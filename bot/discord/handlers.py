@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -26,10 +27,12 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import AskCommand, Command, DigestCommand, SettingsCommand
 from bot.commands.subscriptions import Subscriptions
+from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread
 from bot.discord.post import (
     NO_MENTIONS,
     THREAD_ARCHIVE_MINUTES,
     ChartFn,
+    command_post,
     http_failed,
     image_sender,
     message_kwargs,
@@ -42,8 +45,9 @@ from bot.discord.render import (
     render_answer,
     render_discord,
     render_text,
-    with_buttons,
 )
+from digest.errors import ThreadTaken
+from digest.models import Digest
 from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
@@ -108,10 +112,12 @@ class DiscordFrontEnd:
         defaults: DefaultsStore | None = None,
         buttons: DigestButtons | None = None,
         chart: ChartFn | None = None,
+        threads: ThreadJournal | None = None,
     ) -> None:
         self.core = core
         self.buttons = buttons
         self.chart = chart
+        self.threads = threads
         self.clock = clock
         self.dispatch = Dispatcher(core, subscriptions, platform="discord", defaults=defaults)
 
@@ -121,13 +127,27 @@ class DiscordFrontEnd:
         """``/vllm-report``: defer, build, then the parent message and its thread."""
         build = self.dispatch.build(command, interaction_caller(interaction))
         await interaction.response.defer(thinking=True, ephemeral=build.private)
-        digest = await self._guarded(interaction, command, build.run())
-        if not isinstance(digest, Failed):
-            post = render_discord(digest, site_url=self.core.site_url)
-            if self.buttons is not None:
-                post = with_buttons(post, self.buttons(digest))
-            image = await self.chart(digest) if self.chart is not None else None
-            await self._deliver(interaction, post, private=build.private, image=image)
+
+        async def built() -> tuple[Any, Digest]:
+            request = await build.request()
+            return request, await build.core.build(request)
+
+        outcome = await self._guarded(interaction, command, built())
+        if isinstance(outcome, Failed):
+            return
+        request, digest = outcome
+        post = command_post(digest, site_url=self.core.site_url, buttons=self.buttons)
+        image = await self.chart(digest) if self.chart is not None else None
+        tracker = UNTRACKED
+        if not build.private:
+            tracker = await open_thread(
+                self.threads,
+                platform="discord",
+                channel=str(interaction.channel_id),
+                user=str(interaction.user.id),
+                request=request,
+            )
+        await self._deliver(interaction, post, private=build.private, image=image, tracker=tracker)
 
     async def button(self, interaction: Interaction) -> None:
         """A click on a digest's button: that digest, posted as ``/vllm-report`` would post it
@@ -256,9 +276,12 @@ class DiscordFrontEnd:
         *,
         private: bool,
         image: ChartImage | None = None,
+        tracker: ThreadTracker = UNTRACKED,
     ) -> None:
         """Post ``post`` as follow-ups (or by DM); ``image``, the digest's chart, is attached
-        to the parent and shown in its embed (a refused upload posts the text alone)."""
+        to the parent and shown in its embed (a refused upload posts the text alone). Each
+        part out is recorded with ``tracker``, so another replica completes the thread if this
+        one dies."""
         if private:
             said = await self._send_dm(interaction.user, post.messages)
             if said == messages.SENT_PRIVATE:
@@ -280,10 +303,15 @@ class DiscordFrontEnd:
         async def sent(index: int, message_id: str) -> None:
             nonlocal parent_out
             parent_out = True
+            await tracker.sent(index, message_id)
 
         try:
             await post_thread(post, channel=interaction.channel, send=send, sent=sent)
+        except ThreadTaken:
+            log.warning("discord.thread_taken", extra={"channel_id": interaction.channel_id})
+            return
         except discord.HTTPException as exc:
+            await tracker.failed()
             http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
             if not parent_out:
                 await self._fail(interaction, messages.INTERNAL)
@@ -291,6 +319,14 @@ class DiscordFrontEnd:
             await interaction.followup.send(
                 messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
+            return
+        except asyncio.CancelledError:
+            await asyncio.shield(tracker.stopped())
+            raise
+        except Exception:
+            await tracker.failed()
+            raise
+        await tracker.done()
 
     async def _deliver_messages(
         self, interaction: Interaction, specs: Sequence[MessageSpec]
@@ -316,14 +352,16 @@ class DiscordFrontEnd:
         channel: discord.abc.Messageable,
         specs: Sequence[MessageSpec],
         reference: discord.Message | None = None,
+        tracker: ThreadTracker = UNTRACKED,
     ) -> None:
         for i, spec in enumerate(specs):
             if i == 0 and reference is not None:
-                await channel.send(
+                sent = await channel.send(
                     reference=reference, mention_author=False, **message_kwargs(spec)
                 )
             else:
-                await channel.send(**message_kwargs(spec))
+                sent = await channel.send(**message_kwargs(spec))
+            await tracker.sent(i, str(sent.id))
 
     @staticmethod
     def _fields(interaction: Interaction, command: Command | None = None) -> dict[str, Any]:
@@ -376,9 +414,12 @@ class DiscordFrontEnd:
         if isinstance(outcome, Reply):
             await self._reply(message, outcome.text)
             return
+        request = None
         async with message.channel.typing():
             if isinstance(outcome, DigestBuild):
-                post = render_discord(await outcome.run(), site_url=self.core.site_url)
+                request = await outcome.request()
+                digest = await outcome.core.build(request)
+                post = render_discord(digest, site_url=self.core.site_url)
                 specs, name = post.messages, post.thread_name
             else:
                 specs = render_answer(await outcome.run())
@@ -387,7 +428,28 @@ class DiscordFrontEnd:
             await self._reply(message, await self._send_dm(message.author, specs))
             return
         target, reference = await self._reply_target(message, name)
-        await self._send_all(target, specs, reference)
+        tracker = UNTRACKED
+        if request is not None and reference is None:  # a digest in a thread of its own
+            tracker = await open_thread(
+                self.threads,
+                platform="discord",
+                channel=str(message.channel.id),
+                user=str(message.author.id),
+                request=request,
+                thread=str(getattr(target, "id", "")),
+            )
+        try:
+            await self._send_all(target, specs, reference, tracker)
+        except ThreadTaken:
+            log.warning("discord.thread_taken", extra={"channel_id": message.channel.id})
+            return
+        except asyncio.CancelledError:
+            await asyncio.shield(tracker.stopped())
+            raise
+        except Exception:
+            await tracker.failed()
+            raise
+        await tracker.done()
 
     async def _reply_target(
         self, message: discord.Message, name: str

@@ -220,6 +220,89 @@ class GatewayNotReady(RuntimeError):
     """The gateway is not connected: nothing was posted, the run is retried."""
 
 
+async def ready_channel(
+    client: discord.Client, gateway: Connection | None, wait_s: float, name: str
+) -> Any:
+    """The channel ``name`` once the gateway is ready (its cache fills from it), else fetched;
+    :class:`GatewayNotReady` when the gateway is not ready within ``wait_s`` seconds."""
+    if gateway is not None and not await gateway.wait_up(wait_s):
+        raise GatewayNotReady(f"the Discord gateway is not ready after {wait_s} s")
+    wanted = channel_id(name)
+    found = client.get_channel(wanted)
+    return found if found is not None else await client.fetch_channel(wanted)
+
+
+def command_post(
+    digest: Digest,
+    *,
+    site_url: str | None,
+    buttons: Callable[[Digest], Iterable[Button]] | None = None,
+) -> DiscordPost:
+    """The thread a command's digest is posted as (and completed as, after a crash)."""
+    post = render_discord(digest, site_url=site_url)
+    return with_buttons(post, buttons(digest)) if buttons is not None else post
+
+
+class DiscordThreads:
+    """Completes a command's thread another replica left short (a ``ThreadPost``).
+
+    The digest's parts after ``done`` go into the thread started from the parent ``done[0]``
+    (started now when the interrupted post had not got that far), or, for a digest asked for in
+    a mention, into the thread every part of it went into; a note goes into that thread, or the
+    channel when no part is out.
+    """
+
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        gateway: Connection | None = None,
+        ready_timeout: float = READY_TIMEOUT_S,
+        site_url: str | None = None,
+        buttons: Callable[[Digest], Iterable[Button]] | None = None,
+    ) -> None:
+        self._client = client
+        self._gateway = gateway
+        self._ready_timeout = ready_timeout
+        self._site_url = site_url
+        self._buttons = buttons
+
+    async def __call__(
+        self,
+        channel: str,
+        thread: str | None,
+        content: Digest | str,
+        done: tuple[str, ...],
+        part_sent: PartSent,
+    ) -> None:
+        found = await ready_channel(self._client, self._gateway, self._ready_timeout, channel)
+        if thread is not None:  # asked for in a mention: every part went into its thread
+            inside = channel_sender(await ready_channel(self._client, None, 0, thread))
+            if isinstance(content, str):
+                await send_parts(inside, render_text(content))
+                return
+            post = render_discord(content, site_url=self._site_url)
+            rest = post.messages[len(done) :]
+            await send_parts(inside, rest, sent=part_sent, first=len(done))
+            return
+        if isinstance(content, str):
+            target = found
+            if done and isinstance(found, discord.TextChannel):
+                try:
+                    target = await ready_channel(self._client, None, 0, done[0])
+                except discord.NotFound:
+                    target = found
+            await send_parts(channel_sender(target), render_text(content))
+            return
+        post = command_post(content, site_url=self._site_url, buttons=self._buttons)
+        if done:
+            await resume_thread(post, client=self._client, channel=found, done=done, sent=part_sent)
+            return
+        await post_thread(
+            post, channel=found, send=channel_sender(found), sent=part_sent, strict=True
+        )
+
+
 class DiscordDaily:
     """The daily post in a Discord channel: the digest as a thread, or the quiet-day line.
 
@@ -250,16 +333,10 @@ class DiscordDaily:
         self._page_url = page_url
         self._site_url = site_url
 
-    async def _channel(self, channel_id: int) -> Any:
-        found = self._client.get_channel(channel_id)
-        return found if found is not None else await self._client.fetch_channel(channel_id)
-
     async def __call__(
         self, name: str, content: Digest | str, done: tuple[str, ...], part_sent: PartSent
     ) -> None:
-        if self._gateway is not None and not await self._gateway.wait_up(self._ready_timeout):
-            raise GatewayNotReady(f"the Discord gateway is not ready after {self._ready_timeout} s")
-        channel = await self._channel(channel_id(name))
+        channel = await ready_channel(self._client, self._gateway, self._ready_timeout, name)
         send = channel_sender(channel)
         if isinstance(content, str):
             rest = render_text(content)[len(done) :]

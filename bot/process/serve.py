@@ -150,6 +150,7 @@ class BotProcess:
         if services.discord is not None and services.discord_token is not None:
             self.components.start("discord", services.discord.start(services.discord_token))
         self.components.start("scheduler", self.scheduler.run_forever(self.stop))
+        self.components.start("threads", services.threads.run_forever(self.stop))
         if self.sync is not None:
             self.components.start("sync", self.sync.run_forever(self.stop))
         if services.site is not None:

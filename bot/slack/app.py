@@ -19,6 +19,7 @@ from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.subscriptions import Directory, Subscriptions
+from bot.commands.threads import ThreadJournal
 from bot.slack.dedup import Claims
 from bot.slack.handlers import SlackBot
 from bot.slack.home import SUBSCRIBE_ACTION, SUBSCRIBE_VIEW
@@ -43,6 +44,7 @@ def build_slack_app(
     buttons: DigestButtons | None = None,
     directory: Directory | None = None,
     chart: ChartFn | None = None,
+    threads: ThreadJournal | None = None,
     command: str = COMMAND,
     pace_s: float = 1.0,
     sleep: Sleep = asyncio.sleep,
@@ -53,7 +55,8 @@ def build_slack_app(
     ``web_client`` carries the bot token and ``SLACK_API_URL``; ``state`` (anything with
     ``claim``) de-duplicates retried deliveries across replicas, in-process when ``None``.
     ``signing_secret`` is required for HTTP mode only; ``defaults`` keeps the channels' and
-    the workspace's ``settings``.
+    the workspace's ``settings``; ``threads`` keeps each digest's thread as it goes out, so
+    another replica completes it when this one dies.
     """
     app = AsyncApp(
         client=web_client,
@@ -73,6 +76,7 @@ def build_slack_app(
         buttons=buttons,
         directory=directory,
         chart=chart,
+        threads=threads,
     )
     _BOTS[app] = bot
     if signing_secret:

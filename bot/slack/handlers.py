@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,14 +28,16 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import HelpCommand, UsageError
 from bot.commands.subscriptions import Directory, Subscriptions, overview
+from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread
 from bot.slack.dedup import Claims, Deliveries
 from bot.slack.home import home_view, latest_days, submitted, subscribe_modal
 from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
 from bot.slack.mrkdwn import escape
 from bot.slack.people import slack_caller
-from bot.slack.post import ChartFn, SlackPoster, slack_error
-from bot.slack.render import SlackPost, render_answer, render_slack, with_buttons
+from bot.slack.post import ChartFn, SlackPoster, command_post, slack_error
+from bot.slack.render import SlackPost, render_answer
+from digest.errors import ThreadTaken
 from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
@@ -43,6 +46,9 @@ T = TypeVar("T")
 
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 _NOT_HERE = {"not_in_channel", "channel_not_found", "is_archived"}
+
+Track = Callable[[str, str | None], Awaitable[ThreadTracker]]
+"""Opens the journal's record of a thread about to go to (channel, thread it goes into)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +93,10 @@ class SlackBot:
         buttons: DigestButtons | None = None,
         directory: Directory | None = None,
         chart: ChartFn | None = None,
+        threads: ThreadJournal | None = None,
     ) -> None:
         self.poster = poster
+        self._threads = threads
         self._core = core
         self._directory = directory
         self._site_url = core.site_url
@@ -305,16 +313,25 @@ class SlackBot:
         await self._build(self._dispatch.build(command, self._caller(origin)), origin)
 
     async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
-        image: ChartImage | None = None
-        if isinstance(build, DigestBuild):
-            digest = await build.run()
-            post = render_slack(digest, site_url=self._site_url)
-            if self._buttons is not None:
-                post = with_buttons(post, self._buttons(digest))
-            image = await self._chart(digest) if self._chart is not None else None
-        else:
-            post = render_answer(await build.run())
-        await self._deliver(post, origin, private=build.private, image=image)
+        if isinstance(build, AnswerBuild):
+            await self._deliver(render_answer(await build.run()), origin, private=build.private)
+            return
+        request = await build.request()
+        digest = await build.core.build(request)
+        post = command_post(digest, site_url=self._site_url, buttons=self._buttons)
+        image = await self._chart(digest) if self._chart is not None else None
+
+        async def track(channel: str, thread: str | None) -> ThreadTracker:
+            return await open_thread(
+                self._threads,
+                platform="slack",
+                channel=channel,
+                user=origin.user,
+                request=request,
+                thread=thread,
+            )
+
+        await self._deliver(post, origin, private=build.private, image=image, track=track)
 
     def _caller(self, origin: Origin) -> Caller:
         return slack_caller(self.poster.client, origin.channel, origin.user, origin.team)
@@ -323,45 +340,58 @@ class SlackBot:
         return lambda: is_manager(self.poster.client, origin.channel, origin.user)
 
     async def _deliver(
-        self, post: SlackPost, origin: Origin, *, private: bool, image: ChartImage | None = None
+        self,
+        post: SlackPost,
+        origin: Origin,
+        *,
+        private: bool,
+        image: ChartImage | None = None,
+        track: Track | None = None,
     ) -> None:
         """Post ``post`` where it was asked for (or in a DM); ``image``, the digest's chart,
-        goes first into its thread (an upload failure is logged, the text still goes out)."""
+        goes first into its thread (an upload failure is logged, the text still goes out).
+        With ``track``, the thread is kept in the journal part by part, so another replica
+        completes it if this one dies."""
+        channel, thread_ts = origin.channel, origin.thread_ts
         if private:
             try:
-                channel = await self.poster.open_dm(origin.user)
+                channel, thread_ts = await self.poster.open_dm(origin.user), None
             except SlackApiError as exc:
                 log.warning("slack.dm_failed", extra={"error": slack_error(exc)})
                 await self._tell(origin, messages.CANNOT_DM)
                 return
-
-            async def sent_privately(index: int, ts: str) -> None:
-                if index == 0 and image is not None:
-                    await self.poster.upload_chart(channel, ts, image)
-
-            await self.poster.post_thread(channel, post, sent=sent_privately)
-            if origin.thread_ts and not origin.im:
-                await self._tell(origin, messages.SENT_PRIVATE)
-            return
+        tracker = await track(channel, thread_ts) if track is not None else UNTRACKED
         parent_out = False
 
         async def sent(index: int, ts: str) -> None:
             nonlocal parent_out
             parent_out = True
+            await tracker.sent(index, ts)
             if index == 0 and image is not None:
-                await self.poster.upload_chart(origin.channel, origin.thread_ts or ts, image)
+                await self.poster.upload_chart(channel, thread_ts or ts, image)
 
         try:
-            await self.poster.post_thread(
-                origin.channel, post, thread_ts=origin.thread_ts, sent=sent
-            )
+            await self.poster.post_thread(channel, post, thread_ts=thread_ts, sent=sent)
+        except ThreadTaken:
+            log.warning("slack.thread_taken", extra={"channel": channel})
+            return
         except SlackApiError as exc:
-            if parent_out or slack_error(exc) not in _NOT_HERE:
+            await tracker.failed()
+            if private or parent_out or slack_error(exc) not in _NOT_HERE:
                 raise
             log.info("slack.not_in_channel", extra={"channel": origin.channel})
             await self._tell(origin, messages.NOT_IN_CHANNEL)
             return
-        log.info("slack.posted", extra={"channel": origin.channel, "messages": len(post.messages)})
+        except asyncio.CancelledError:
+            await asyncio.shield(tracker.stopped())
+            raise
+        except Exception:
+            await tracker.failed()
+            raise
+        await tracker.done()
+        if private and origin.thread_ts and not origin.im:
+            await self._tell(origin, messages.SENT_PRIVATE)
+        log.info("slack.posted", extra={"channel": channel, "messages": len(post.messages)})
 
     async def _tell(self, origin: Origin, text: str) -> None:
         """Show ``text`` to the requester only (in a DM, as a reply in the thread)."""

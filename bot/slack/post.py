@@ -185,6 +185,51 @@ class SlackPoster:
         await self.client.chat_postEphemeral(**args)
 
 
+def command_post(
+    digest: Digest,
+    *,
+    site_url: str | None,
+    buttons: Callable[[Digest], Iterable[Button]] | None = None,
+) -> SlackPost:
+    """The thread a command's digest is posted as (and completed as, after a crash)."""
+    post = render_slack(digest, site_url=site_url)
+    return with_buttons(post, buttons(digest)) if buttons is not None else post
+
+
+class SlackThreads:
+    """Completes a command's thread another replica left short (a ``ThreadPost``).
+
+    The digest's parts after ``done`` go under the parent ``done[0]`` (or into the thread the
+    command was asked in); a note goes into that thread, or the channel when no part is out.
+    """
+
+    def __init__(
+        self,
+        poster: SlackPoster,
+        *,
+        site_url: str | None = None,
+        buttons: Callable[[Digest], Iterable[Button]] | None = None,
+    ) -> None:
+        self._poster = poster
+        self._site_url = site_url
+        self._buttons = buttons
+
+    async def __call__(
+        self,
+        channel: str,
+        thread: str | None,
+        content: Digest | str,
+        done: tuple[str, ...],
+        part_sent: PartSent,
+    ) -> None:
+        if isinstance(content, str):
+            under = thread or (done[0] if done else None)
+            await self._poster.post(channel, render_text(content), thread_ts=under)
+            return
+        post = command_post(content, site_url=self._site_url, buttons=self._buttons)
+        await self._poster.post_thread(channel, post, thread_ts=thread, sent=part_sent, done=done)
+
+
 class SlackDaily:
     """The daily post in a Slack channel: the digest as a thread, or the one quiet-day line.
 

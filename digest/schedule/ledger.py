@@ -11,10 +11,12 @@ whose expiry follows the scheduler's clock.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from digest.state.base import SharedState
 
@@ -66,6 +68,19 @@ class PostLedger(Protocol):
 
     async def is_posted(self, key: str) -> bool: ...
 
+    async def open_thread(self, key: str, doc: Mapping[str, Any], keep: timedelta) -> None:
+        """List ``key`` as a thread a command started, described by ``doc``, until it is closed
+        (or ``keep`` has passed): a replica that takes over an expired claim finds it here."""
+        ...
+
+    async def open_threads(self) -> dict[str, dict[str, Any]]:
+        """Every thread opened and not closed: its key and its document."""
+        ...
+
+    async def close_thread(self, key: str) -> None:
+        """Take ``key`` off the open threads."""
+        ...
+
 
 class StateLedger:
     """A :class:`~digest.schedule.scheduler.PostLedger` made of shared-state claims and values."""
@@ -73,6 +88,7 @@ class StateLedger:
     def __init__(self, state: SharedState) -> None:
         self._state = state
         self._tokens: dict[tuple[str, str], str] = {}
+        self._threads_lock = asyncio.Lock()  # one process per state: the index is read-modify-write
 
     async def claim(self, key: str, owner: str, now: datetime, ttl: timedelta) -> bool:
         if (key, owner) in self._tokens:  # already ours
@@ -124,3 +140,20 @@ class StateLedger:
 
     async def is_posted(self, key: str) -> bool:
         return await self._state.get(f"posted:{key}") is not None
+
+    async def open_thread(self, key: str, doc: Mapping[str, Any], keep: timedelta) -> None:
+        async with self._threads_lock:
+            found = await self.open_threads()
+            found[key] = dict(doc)
+            await self._state.set("threads", json.dumps(found, sort_keys=True), keep)
+
+    async def open_threads(self) -> dict[str, dict[str, Any]]:
+        raw = await self._state.get("threads")
+        found = json.loads(raw) if raw else {}
+        return found if isinstance(found, dict) else {}
+
+    async def close_thread(self, key: str) -> None:
+        async with self._threads_lock:
+            found = await self.open_threads()
+            if found.pop(key, None) is not None:
+                await self._state.set("threads", json.dumps(found, sort_keys=True), _PARTS_KEEP)

@@ -400,12 +400,14 @@ class Scheduler:
                 log.exception("schedule.tick_failed")
                 self.counters["tick_errors"] += 1
             delay = max(0.0, (self.next_wake() - self._clock()).total_seconds())
-            await self._wait(stop, delay)
+            await wait_or_stop(stop, delay, self._sleep)
 
-    async def _wait(self, stop: asyncio.Event, seconds: float) -> None:
-        sleeper = asyncio.ensure_future(self._sleep(seconds))
-        stopper = asyncio.ensure_future(stop.wait())
-        _, pending = await asyncio.wait({sleeper, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+
+async def wait_or_stop(stop: asyncio.Event, seconds: float, sleep: SleepFn) -> None:
+    """Return after ``sleep(seconds)`` or as soon as ``stop`` is set, whichever comes first."""
+    sleeper = asyncio.ensure_future(sleep(seconds))
+    stopper = asyncio.ensure_future(stop.wait())
+    _, pending = await asyncio.wait({sleeper, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)

@@ -1,9 +1,15 @@
-"""One daily-post replica for the crash test, run as its own process (and killed with SIGKILL).
+"""One replica for the crash tests, run as its own process (and killed with SIGKILL).
 
-``python -m tests.support.crash_replica REDIS_URL PREFIX SLACK_API_URL EPOCH OWNER``: a real
-:class:`Scheduler` on the Redis ledger and subscriptions under ``PREFIX``, posting the sample
-day's digest to the fake Slack at ``SLACK_API_URL`` through the real Slack posting path. Its
-clock is the sample day's scheduled moment plus one minute plus the seconds since ``EPOCH``
+``python -m tests.support.crash_replica REDIS_URL PREFIX SLACK_API_URL EPOCH OWNER [MODE ...]``
+on the Redis ledger under ``PREFIX``, posting the sample day's digest to the fake Slack at
+``SLACK_API_URL`` through the real Slack posting path. ``MODE`` is
+
+- ``daily`` (the default): a real :class:`Scheduler` over the subscriptions under ``PREFIX``;
+- ``command CHANNEL...``: the real Slack front end answers ``/vllm-report today`` in each
+  channel, its threads kept in the journal, then waits;
+- ``recover``: the journal's recovery loop completes the threads a dead replica left short.
+
+Its clock is the sample day's scheduled moment plus one minute plus the seconds since ``EPOCH``
 (Unix time), so every replica shares one clock and claims expire in real seconds.
 """
 
@@ -13,14 +19,17 @@ import asyncio
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 from redis.asyncio import Redis
 
+from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ScheduledRequests
 from bot.compose import DailyPoster
 from bot.slack.client import web_client
-from bot.slack.post import SlackDaily, SlackPoster
+from bot.slack.handlers import SlackBot
+from bot.slack.post import SlackDaily, SlackPoster, SlackThreads
 from config.settings import load_config
 from digest.backends.redis.ledger import RedisLedger
 from digest.backends.redis.state import RedisState
@@ -28,13 +37,16 @@ from digest.builder import DigestRequest
 from digest.models import Digest
 from digest.schedule.scheduler import Backoff, Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
+from digest.schedule.threads import CommandThreads
 from tests.support.serve import SCHEDULED, sample_digest
 
 CLAIM_TTL = timedelta(seconds=1)
 PACE_S = 0.1  # between the messages of one channel: kills land inside threads
 
 
-async def main(redis_url: str, prefix: str, slack_url: str, epoch: float, owner: str) -> None:
+async def main(
+    redis_url: str, prefix: str, slack_url: str, epoch: float, owner: str, mode: list[str]
+) -> None:
     def clock() -> datetime:
         return SCHEDULED + timedelta(minutes=1, seconds=time.time() - epoch)
 
@@ -46,10 +58,32 @@ async def main(redis_url: str, prefix: str, slack_url: str, epoch: float, owner:
     client = Redis.from_url(redis_url, socket_connect_timeout=1.0, socket_timeout=2.0)
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    slack = SlackDaily(SlackPoster(web_client("xoxb-crash", slack_url), pace_s=PACE_S))
+    poster = SlackPoster(web_client("xoxb-crash", slack_url), pace_s=PACE_S)
+    ledger = RedisLedger(client, prefix=prefix)
+    if mode and mode[0] in ("command", "recover"):
+        threads = CommandThreads(
+            ledger,
+            build=build,
+            note=lambda thread, parts: f"cut short after {parts}",
+            clock=clock,
+            posts={"slack": SlackThreads(poster)},
+            owner=owner,
+            claim_ttl=CLAIM_TTL,
+            poll=timedelta(seconds=0.2),
+        )
+        try:
+            if mode[0] == "recover":
+                print("ready", flush=True)
+                await threads.run_forever(stop)
+            else:
+                await commands(threads, poster, build, clock, mode[1:], stop)
+        finally:
+            await client.aclose()
+        return
+    slack = SlackDaily(poster)
     scheduler = Scheduler(
         subscriptions=StateSubscriptions(RedisState(client, prefix=prefix)),
-        ledger=RedisLedger(client, prefix=prefix),
+        ledger=ledger,
         request=ScheduledRequests(load_config(), default_writer="template"),
         build=build,
         post=DailyPoster({"slack": slack}),
@@ -66,5 +100,26 @@ async def main(redis_url: str, prefix: str, slack_url: str, epoch: float, owner:
         await client.aclose()
 
 
+async def commands(
+    threads: CommandThreads,
+    poster: SlackPoster,
+    build: Callable[[DigestRequest], Awaitable[Digest]],
+    clock: Callable[[], datetime],
+    channels: list[str],
+    stop: asyncio.Event,
+) -> None:
+    """``/vllm-report today`` in each of ``channels``, answered by the real Slack front end."""
+    core = ReportCore(config=load_config(), get_digest=build, clock=clock)
+    bot = SlackBot(core, poster, clock=clock, threads=threads)
+    for channel in channels:
+        body = {"channel_id": channel, "user_id": "U0CRASH", "text": "today", "trigger_id": channel}
+        await bot.on_command(body)
+    print("ready", flush=True)
+    await bot.jobs.idle()
+    await stop.wait()
+
+
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]))
+    asyncio.run(
+        main(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6:])
+    )

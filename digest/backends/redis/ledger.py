@@ -2,7 +2,8 @@
 
 One key per run, ``P ledger:{claim key}``, holding ``c|owner|expires_ms`` while a replica works
 on the run and ``p|owner|posted_ms`` once it is posted, and a list ``P ledger:{claim key}:parts``
-of the message ids of its thread as they go out. Each operation is one Lua script, so a claim, a
+of the message ids of its thread as they go out; a hash ``P ledger:threads`` lists the threads
+commands started and no replica closed yet. Each operation is one Lua script, so a claim, a
 takeover of an expired claim, recording the next part under the claim and the "posted" check
 are atomic. Expiry follows the
 ``now`` the scheduler passes in (its clock), not the server's; Redis' own expiry only collects
@@ -11,6 +12,8 @@ old keys.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -168,3 +171,39 @@ class RedisLedger:
         if isinstance(value, bytes):
             value = value.decode()
         return isinstance(value, str) and value.startswith("p|")
+
+    def _threads(self) -> str:
+        return self._prefix + "threads"
+
+    async def open_thread(self, key: str, doc: Mapping[str, Any], keep: timedelta) -> None:
+        value = json.dumps(dict(doc), ensure_ascii=False, sort_keys=True)
+
+        async def call() -> Any:
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hset(self._threads(), key, value)
+            pipe.pexpire(self._threads(), _px(keep))
+            return await pipe.execute()
+
+        await self._guard.run("ledger.open_thread", call)
+
+    async def open_threads(self) -> dict[str, dict[str, Any]]:
+        async def call() -> Any:
+            return await cast(Any, self._redis).hgetall(self._threads())
+
+        rows = await self._guard.run("ledger.open_threads", call)
+        found: dict[str, dict[str, Any]] = {}
+        for field, value in rows.items():
+            name = field.decode() if isinstance(field, bytes) else str(field)
+            try:
+                doc = json.loads(value)
+            except ValueError:
+                continue
+            if isinstance(doc, dict):
+                found[name] = doc
+        return found
+
+    async def close_thread(self, key: str) -> None:
+        async def call() -> Any:
+            return await cast(Any, self._redis).hdel(self._threads(), key)
+
+        await self._guard.run("ledger.close_thread", call)

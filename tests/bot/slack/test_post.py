@@ -21,6 +21,7 @@ from bot.slack.client import web_client
 from bot.slack.post import ChannelPacer, SlackDaily, SlackPoster
 from bot.slack.render import SlackPost, render_slack
 from config.settings import load_config
+from digest.builder import DigestRequest
 from digest.models import Answer, Digest, Window
 from digest.schedule.subscription import Subscription
 from tests.bot.slack.conftest import BOT_TOKEN, NOW
@@ -38,7 +39,10 @@ class _NoCore:
     default_lang = "en"
     site_url = None
 
-    async def digest(self, command: DigestCommand) -> Digest:
+    def request_for(self, command: DigestCommand) -> DigestRequest:
+        raise AssertionError("not used")
+
+    async def build(self, request: DigestRequest) -> Digest:
         raise AssertionError("not used")
 
     async def ask(self, command: AskCommand) -> Answer:

@@ -14,6 +14,7 @@ from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
 from bot.commands.runner import ReportCore
 from bot.slack import build_slack_app, run_socket_mode, slack_bot
+from digest.builder import DigestRequest
 from digest.models import Answer, Digest
 from tests.bot.slack.conftest import HOSTILE_NUMBER, NOW, eventually, logged
 from tests.fakes.slack import (
@@ -202,10 +203,13 @@ class _GatedCore:
         self.gate = asyncio.Event()
         self.started = asyncio.Event()
 
-    async def digest(self, command: DigestCommand) -> Digest:
+    def request_for(self, command: DigestCommand) -> DigestRequest:
+        return self._core.request_for(command)
+
+    async def build(self, request: DigestRequest) -> Digest:
         self.started.set()
         await self.gate.wait()
-        return await self._core.digest(command)
+        return await self._core.build(request)
 
     async def ask(self, command: AskCommand) -> Answer:
         return await self._core.ask(command)

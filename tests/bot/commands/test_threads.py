@@ -1,0 +1,44 @@
+"""The front ends' view of the thread journal: a tracker from the journal, or none without one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.commands.threads import UNTRACKED, open_thread
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestRequest
+from digest.models import Digest, Window
+from digest.schedule.ledger import StateLedger
+from digest.schedule.threads import CommandThreads
+from tests.support.clock import Clock
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+REQUEST = DigestRequest("vllm-project/vllm", Window(NOW.replace(day=1), NOW), "en", "template", ())
+
+
+async def never(request: DigestRequest) -> Digest:
+    raise AssertionError("nothing is built here")
+
+
+async def test_without_a_journal_a_thread_goes_out_untracked() -> None:
+    tracker = await open_thread(None, platform="slack", channel="C1", user="U1", request=REQUEST)
+    assert tracker is UNTRACKED
+    await tracker.sent(0, "1.0")
+    await tracker.done()
+
+
+async def test_with_a_journal_the_thread_is_opened_there() -> None:
+    clock = Clock(NOW)
+    state = SQLiteState(":memory:", clock=clock)
+    try:
+        ledger = StateLedger(state)
+        journal = CommandThreads(ledger, build=never, note=lambda t, n: "", clock=clock)
+        tracker = await open_thread(
+            journal, platform="slack", channel="C1", user="U1", request=REQUEST, thread="9.1"
+        )
+        (doc,) = (await ledger.open_threads()).values()
+        assert (doc["channel"], doc["thread"], doc["user"]) == ("C1", "9.1", "U1")
+        await tracker.done()
+        assert await ledger.open_threads() == {}
+    finally:
+        await state.close()

@@ -103,12 +103,15 @@ def test_lock_pins_every_dependency_within_its_bounds() -> None:
         assert spec.specifier.contains(pins[name]), f"{name}=={pins[name]} outside {spec}"
 
 
-def test_slack_http_port_is_exposed_and_published_on_this_host() -> None:
-    """The image exposes Slack's HTTP-mode port; compose publishes SLACK_PORT on 127.0.0.1."""
+def test_slack_http_port_is_exposed_and_published_on_this_host_in_http_mode_only() -> None:
+    """The image exposes Slack's HTTP-mode port; compose publishes only /healthz's port, and the
+    HTTP-mode override adds SLACK_PORT, on 127.0.0.1."""
     exposed = [rest.split() for k, rest in final_stage() if k == "EXPOSE"]
     assert ["8080", "3000"] in exposed
-    ports = [str(p) for p in compose()["services"]["bot"]["ports"]]
-    assert "127.0.0.1:${SLACK_PORT:-3000}:${SLACK_PORT:-3000}" in ports
+    assert [str(p) for p in compose()["services"]["bot"]["ports"]] == ["127.0.0.1:8080:8080"]
+    override = yaml.safe_load((ROOT / "compose.slack-http.yaml").read_text("utf-8"))
+    ports = [str(p) for p in override["services"]["bot"]["ports"]]
+    assert ports == ["127.0.0.1:${SLACK_PORT:-3000}:${SLACK_PORT:-3000}"]
 
 
 def test_runtime_runs_as_an_unprivileged_user() -> None:

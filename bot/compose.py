@@ -486,7 +486,7 @@ def build_services(
     core = runtime.core
     owner = uuid.uuid4().hex[:12]  # this replica, in the ledger's claims
     threads = CommandThreads(
-        runtime.ledger, build=core.build, note=_cut_short, clock=clock, owner=owner
+        runtime.ledger, build=core.build, note=cut_short_note, clock=clock, owner=owner
     )
     extras = _chat_extras(settings, config, runtime)
     publisher, site_root = _site(settings, config, runtime)
@@ -577,7 +577,8 @@ def _redis_check(state: SharedState) -> Callable[[], Awaitable[bool]] | None:
     return state.reachable if isinstance(state, RedisState) else None
 
 
-def _cut_short(thread: OpenThread, parts: int) -> str:
+def cut_short_note(thread: OpenThread, parts: int) -> str:
+    """The note in a command's thread that was cut short and is too old to complete."""
     request = thread.request
     window = format_window(request.window)
     return messages.cut_short(request.display_name or request.repo, window, parts, request.lang)

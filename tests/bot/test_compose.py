@@ -17,16 +17,23 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.commands import messages
 from bot.commands.dispatch import Dispatcher, Reply, granted
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests
-from bot.compose import DailyPoster, PlatformUnavailable, Runtime, build_runtime
+from bot.compose import (
+    DailyPoster,
+    PlatformUnavailable,
+    Runtime,
+    build_runtime,
+    cut_short_note,
+)
 from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import ConfigError, DigestError, StateUnavailable
-from digest.models import Digest
+from digest.models import Digest, Window
 from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
+from digest.schedule.threads import OpenThread
 from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
 from tests.support.clock import Clock
@@ -306,3 +313,20 @@ async def test_without_redis_the_ledger_lives_in_the_state_file(
         await runtime.ledger.mark_posted("post:run", "me", NOW, timedelta(days=2))
     async with build_runtime(settings, load_config(), clock=_clock) as again:
         assert await again.ledger.is_posted("post:run")
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", ("vLLM", "2026-01-31", "3 of its messages")), ("zh", ("vLLM", "3 条消息", "中断"))],
+)
+def test_the_cut_short_note_names_the_digest_in_its_language(
+    lang: str, words: tuple[str, ...]
+) -> None:
+    """The note a stale command thread gets names the report by its display name, its window
+    and how far it got, in the digest's language."""
+    start = datetime(2026, 1, 31, 3, 21, tzinfo=UTC)
+    window = Window(start, start + timedelta(days=1), "Asia/Shanghai", "2026-01-31")
+    request = DigestRequest("vllm-project/vllm", window, lang, "template", (), "vLLM")
+    thread = OpenThread("cmd:1", "slack", "C1", "U1", request, start)
+    note = cut_short_note(thread, 3)
+    assert all(word in note for word in words), note

@@ -135,3 +135,26 @@ async def test_a_thread_slack_refused_is_not_completed_later(
     assert await journal(store, clock, core, "b", poster).recover() == 0
     assert len(fake.posts) == out
     assert await store.open_threads() == {}
+
+
+async def test_a_stale_thread_tells_its_requester_under_its_parent(
+    fake: FakeSlack,
+    web_client: AsyncWebClient,
+    core: ReportCore,
+    ledger: tuple[StateLedger, Clock],
+) -> None:
+    """Cut by a stop and found only an hour later: the rest of the digest is not posted, a note
+    under the parent says how far it got."""
+    store, clock = ledger
+    poster = SlackPoster(web_client, pace_s=1.0)
+    bot = SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    await bot.on_command(command())
+    await fake.wait_until(lambda: len(fake.posts) >= 2)
+    await asyncio.sleep(0.3)
+    await bot.jobs.drain(0)
+    out = len(fake.posts)
+    clock.advance(timedelta(hours=1))
+    assert await journal(store, clock, core, "b", poster).recover() == 1
+    (note,) = fake.posts[out:]
+    assert note["text"] == f"cut short after {out}"
+    assert note["thread_ts"] == fake.posts[0]["_ts"]

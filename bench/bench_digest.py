@@ -44,8 +44,6 @@ from typing import IO, Any
 import httpx
 from pydantic import SecretStr
 
-from tests.support.clock import Clock
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.compose import Runtime, build_runtime
@@ -55,6 +53,7 @@ from config.settings import GitHubSettings, Settings, load_config
 from digest.errors import RateLimited
 from digest.models import Digest
 from tests.fakes.github import FakeGitHub, RecordedRequest
+from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,8 +25,6 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from tests.support.clock import Clock
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import SecretStr
@@ -37,6 +35,7 @@ from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Window
 from tests.fakes.github import FakeGitHub
+from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from digest.analysis.text import shorten
@@ -13,10 +14,15 @@ Part = str | int | Inline | Sequence[Inline]
 Spans = tuple[Inline, ...]
 
 
+@lru_cache(maxsize=64)
+def _host(repo_url: str) -> str:
+    parts = urlsplit(repo_url)
+    return f"{parts.scheme or 'https'}://{parts.netloc or 'github.com'}"
+
+
 def user_url(repo_url: str, login: str) -> str:
     """The profile page of ``login`` on the host of ``repo_url`` (bots: their app page)."""
-    parts = urlsplit(repo_url)
-    base = f"{parts.scheme or 'https'}://{parts.netloc or 'github.com'}"
+    base = _host(repo_url)
     if login.endswith("[bot]"):
         return f"{base}/apps/{login[: -len('[bot]')]}"
     return f"{base}/{login}"
@@ -58,6 +64,19 @@ def _as_spans(part: Part) -> list[Inline]:
     return list(part)
 
 
+@lru_cache(maxsize=1024)
+def _pieces(template: str) -> tuple[tuple[str, str, str], ...]:
+    """``template`` split at its placeholders: (text before, name, placeholder as written),
+    the last piece with the text after the last placeholder and no name."""
+    out: list[tuple[str, str, str]] = []
+    pos = 0
+    for match in PLACEHOLDER.finditer(template):
+        out.append((template[pos : match.start()], match[1], match[0]))
+        pos = match.end()
+    out.append((template[pos:], "", ""))
+    return tuple(out)
+
+
 def compose(template: str, /, **parts: Part) -> Spans:
     """The spans of ``template`` with each ``{name}`` replaced by ``parts[name]``.
 
@@ -65,12 +84,11 @@ def compose(template: str, /, **parts: Part) -> Spans:
     placeholders; they become ``Text`` spans that renderers escape.
     """
     out: list[Inline] = []
-    pos = 0
-    for match in PLACEHOLDER.finditer(template):
-        out.append(Text(template[pos : match.start()]))
-        out.extend(_as_spans(parts[match[1]]) if match[1] in parts else [Text(match[0])])
-        pos = match.end()
-    out.append(Text(template[pos:]))
+    for before, name, written in _pieces(template):
+        if before:
+            out.append(Text(before))
+        if name:
+            out.extend(_as_spans(parts[name]) if name in parts else [Text(written)])
     return tidy(out)
 
 

@@ -45,6 +45,7 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
     hot = hot_discussions(by_number, in_window, window)
     return Analysis(
         data=data,
+        items=items,
         counts=count_lists(found),
         lists=found,
         topics=match_topics(items, topics),

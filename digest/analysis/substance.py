@@ -35,7 +35,6 @@ _REF_ONLY = re.compile(
 )
 _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_SPACES = re.compile(r"\s+")
 _BUMP = re.compile(r"^\s*(\[[^\]]*\]\s*)*(build\(deps\):\s*)?bump\s+\S+\s+from\s+\S+\s+to\s", re.I)
 _REVERT = re.compile(r"^\s*(\[[^\]]*\]\s*)*(revert\b|\[revert\])", re.I)
 _RELAND = re.compile(r"\b(re-?land|re-?apply|reapply)\b", re.I)
@@ -61,7 +60,7 @@ def discussion(comments: Iterable[Comment], window: Window) -> Discussion:
 
 
 def _normal(line: str) -> str:
-    return _SPACES.sub(" ", line).strip().lower()
+    return " ".join(line.split()).lower()  # runs of whitespace as one space, ends stripped
 
 
 def template_lines(items: Sequence[Item], bodies: int = TEMPLATE_BODIES) -> frozenset[str]:

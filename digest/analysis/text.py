@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
+from typing import Generic, TypeVar
+
+import ahocorasick
 
 from digest.github.names import LOGIN
+
+_V = TypeVar("_V")
 
 _TAG = re.compile(r"\[([^\[\]]{1,40})\]")
 _TAG_SPLIT = re.compile(r"[/,&+|]|\s+")
@@ -66,6 +71,41 @@ _LEADING_MENTIONS = re.compile(r"^(?:\s*@[A-Za-z0-9-]+[,:]?)+\s*")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 
 
+class Needles(Generic[_V]):
+    """Literal substrings looked for in one pass over a text (an Aho-Corasick automaton), each
+    with a value: what ``needle in text`` would find for every needle, overlaps included."""
+
+    __slots__ = ("_automaton",)
+
+    def __init__(self, needles: Mapping[str, _V]) -> None:
+        automaton = ahocorasick.Automaton()
+        for needle, value in needles.items():
+            if needle:
+                automaton.add_word(needle, value)
+        automaton.make_automaton()
+        self._automaton = automaton if len(automaton) else None
+
+    def values(self, text: str) -> Iterator[_V]:
+        """The value of each needle occurrence in ``text``, in order of where it ends."""
+        if self._automaton is not None:
+            for _end, value in self._automaton.iter(text):
+                yield value
+
+    def any_in(self, text: str) -> bool:
+        """Whether any needle occurs in ``text``."""
+        return next(self.values(text), None) is not None
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased, one character for each, so that a pattern of lower-case ASCII
+    letters matches it without ``re.I`` wherever it matches ``text`` with ``re.I``: besides
+    ``str.lower``, the letters that ``re.I`` matches with an ASCII letter ``lower`` does not
+    give (İ, ı, ſ)."""
+    if text.isascii():
+        return text.lower()
+    return text.replace("İ", "i").replace("ı", "i").replace("ſ", "s").lower()
+
+
 def word_count(text: str) -> int:
     """Roughly how many words ``text`` holds: Latin words, and a word per two Han characters."""
     return len(_WORD.findall(text)) + len(_HAN.findall(text)) // 2
@@ -110,28 +150,30 @@ def words_in(text: str, terms: Iterable[str]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _first_words(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
-    """The lower-cased first words of ``terms`` and one case-insensitive pattern of them."""
+def _first_words(terms: tuple[str, ...]) -> Needles[bool] | re.Pattern[str] | None:
+    """The first words of ``terms``: as lower-case needles when all are ASCII, else as one
+    case-insensitive pattern."""
     firsts = sorted({term.split()[0] for term in terms if term.split()}, key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, firsts)), re.I) if firsts else None
-    lowered = tuple(first.lower() for first in firsts) if all(map(str.isascii, firsts)) else ()
-    return lowered, pattern
+    if not firsts:
+        return None
+    if all(map(str.isascii, firsts)):
+        return Needles(dict.fromkeys((first.lower() for first in firsts), True))
+    return re.compile("|".join(map(re.escape, firsts)), re.I)
 
 
 def may_hold(text: str, terms: tuple[str, ...]) -> bool:
     """Whether ``text`` may hold one of ``terms`` as a word: a scan for their first words.
 
     ``False`` means no part of ``text`` (no line, no text with phrases blanked out) holds any.
-    ASCII text is lower-cased once and searched for each (ASCII) first word; other text, whose
-    case folding ``str.lower`` does not mirror, by one case-insensitive pattern.
+    One pass over the :func:`folded` text finds any of the (ASCII) first words; other first
+    words are looked for by one case-insensitive pattern.
     """
-    firsts, pattern = _first_words(terms)
-    if pattern is None or not text:
+    firsts = _first_words(terms)
+    if firsts is None or not text:
         return False
-    if firsts and text.isascii():
-        lowered = text.lower()
-        return any(first in lowered for first in firsts)
-    return pattern.search(text) is not None
+    if isinstance(firsts, Needles):
+        return firsts.any_in(folded(text))
+    return firsts.search(text) is not None
 
 
 @lru_cache(maxsize=256)

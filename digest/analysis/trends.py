@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 
+from digest.analysis.text import Needles, folded
 from digest.analysis.types import Trend
 from digest.models import Item
 
@@ -145,56 +146,63 @@ VOCABULARY: tuple[Term, ...] = (
 _KIND_ORDER = {"model": 0, "feature": 1, "hardware": 2, "theme": 3}
 
 
-@dataclass(frozen=True, slots=True)
 class _Index:
-    """A vocabulary prepared for one pass over each text: its needles, then only their terms."""
+    """A vocabulary prepared for one pass over each text: one scan of the lower-cased text
+    finds the needles present, and only their terms (and those without needles) run their
+    patterns, without ``re.I`` on the :func:`folded` text where a pattern allows it."""
 
-    needles: tuple[str, ...]  # every distinct needle, each looked for once per text
-    by_needle: dict[str, tuple[int, ...]]  # needle -> positions of the terms it stands for
-    always: tuple[int, ...]  # positions of the terms without needles
-    lowered: tuple[re.Pattern[str] | None, ...]  # each pattern for lower-cased ASCII text
+    __slots__ = ("_always", "_lowered", "_needles", "_terms")
+
+    def __init__(self, vocabulary: tuple[Term, ...]) -> None:
+        by_needle: dict[str, list[int]] = {}
+        for position, term in enumerate(vocabulary):
+            for needle in term.needles:
+                by_needle.setdefault(needle, []).append(position)
+        self._terms = vocabulary
+        self._needles = Needles({n: tuple(t) for n, t in by_needle.items()})
+        self._always = frozenset(i for i, term in enumerate(vocabulary) if not term.needles)
+        self._lowered = tuple(_for_lowered(term.pattern) for term in vocabulary)
+
+    def mentions(self, item: Item) -> tuple[Term, ...]:
+        text = f"{item.title}\n{item.body_excerpt}"
+        lowered = text.lower()
+        candidates = set(self._always)
+        for positions in self._needles.values(lowered):
+            candidates.update(positions)
+        if not candidates:
+            return ()
+        subject = lowered if text.isascii() else folded(text)
+        terms, fast = self._terms, self._lowered
+        found: list[Term] = []
+        for i in sorted(candidates):
+            pattern = fast[i]
+            hit = pattern.search(subject) if pattern else terms[i].pattern.search(text)
+            if hit is not None:
+                found.append(terms[i])
+        return tuple(found)
 
 
 def _for_lowered(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    """``pattern`` without ``re.I``, to match lower-cased ASCII text the same way, when it has
-    no upper-case letter outside ``A-Z`` ranges (else ``None``)."""
+    """``pattern`` without ``re.I``, to match :func:`folded` text the same way, when it has
+    no upper-case letter outside ``A-Z`` ranges nor a non-ASCII character (else ``None``)."""
     rest = re.sub(r"A-Z|\\[A-Z]", "", pattern.pattern)
-    return re.compile(pattern.pattern) if rest == rest.lower() else None
+    plain = rest == rest.lower() and pattern.pattern.isascii()
+    return re.compile(pattern.pattern) if plain else None
 
 
-@lru_cache(maxsize=8)
-def _index(vocabulary: tuple[Term, ...]) -> _Index:
-    by_needle: dict[str, list[int]] = {}
-    for position, term in enumerate(vocabulary):
-        for needle in term.needles:
-            by_needle.setdefault(needle, []).append(position)
-    always = tuple(i for i, term in enumerate(vocabulary) if not term.needles)
-    lowered = tuple(_for_lowered(term.pattern) for term in vocabulary)
-    return _Index(tuple(by_needle), {n: tuple(t) for n, t in by_needle.items()}, always, lowered)
+@cache
+def _default_index() -> _Index:
+    return _Index(VOCABULARY)
+
+
+def _index(vocabulary: Sequence[Term]) -> _Index:
+    """The prepared index of ``vocabulary`` (the default vocabulary's is built once)."""
+    return _default_index() if vocabulary is VOCABULARY else _Index(tuple(vocabulary))
 
 
 def mentions(item: Item, vocabulary: Sequence[Term] = VOCABULARY) -> tuple[Term, ...]:
-    """The terms that ``item``'s title or body mentions, in vocabulary order.
-
-    Each needle is looked for once per text; only the terms of the needles present (and those
-    without needles) run their patterns, on the lower-cased text when it is ASCII.
-    """
-    terms = tuple(vocabulary)
-    index = _index(terms)
-    text = f"{item.title}\n{item.body_excerpt}"
-    lowered = text.lower()
-    candidates = set(index.always)
-    for needle in index.needles:
-        if needle in lowered:
-            candidates.update(index.by_needle[needle])
-    ascii_text = text.isascii()
-    found: list[Term] = []
-    for i in sorted(candidates):
-        fast = index.lowered[i] if ascii_text else None
-        hit = fast.search(lowered) if fast is not None else terms[i].pattern.search(text)
-        if hit is not None:
-            found.append(terms[i])
-    return tuple(found)
+    """The terms that ``item``'s title or body mentions, in vocabulary order."""
+    return _index(vocabulary).mentions(item)
 
 
 def trends(
@@ -204,9 +212,10 @@ def trends(
     limit: int = TRENDS_LIMIT,
 ) -> tuple[Trend, ...]:
     """Terms mentioned by at least ``min_items`` items, most items first, with those items."""
+    index = _index(vocabulary)
     found: dict[str, tuple[Term, list[Item]]] = {}
     for item in sorted(items, key=lambda i: i.number):
-        for term in mentions(item, vocabulary):
+        for term in index.mentions(item):
             found.setdefault(term.term, (term, []))[1].append(item)
     ranked = sorted(
         (entry for entry in found.values() if len(entry[1]) >= min_items),
@@ -233,9 +242,10 @@ def against_history(
         return tuple(found)
     wanted = {trend.term for trend in found}
     seen: dict[str, int] = dict.fromkeys(wanted, 0)
+    index = _index(vocabulary)
     for items in history[:HISTORY_WINDOWS]:
         for item in items:
-            for term in mentions(item, vocabulary):
+            for term in index.mentions(item):
                 if term.term in seen:
                     seen[term.term] += 1
     out = []

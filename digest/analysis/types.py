@@ -117,6 +117,7 @@ class Analysis:
     """Every fact of one window, computed by pure functions."""
 
     data: WindowData
+    items: tuple[Item, ...]  # the items touched in the window (``active_items``), by number
     counts: Counts
     lists: Lists
     topics: tuple[TopicMatch, ...]

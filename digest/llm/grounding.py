@@ -10,7 +10,7 @@ scheme) are checked too, so nothing outside the window can be named.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from digest.analysis.analyze import active_items
@@ -52,9 +52,10 @@ class Grounds:
     repo_url: str
 
     @classmethod
-    def of(cls, data: WindowData) -> Grounds:
-        """The grounds of a window's data: its active items, their authors and the commenters."""
-        items = active_items(data)
+    def of(cls, data: WindowData, items: Sequence[Item] | None = None) -> Grounds:
+        """The grounds of a window's data: its active items (``items`` when the caller has
+        them already), their authors and the commenters."""
+        items = active_items(data) if items is None else items
         comments = [c for c in data.comments if data.window.contains(c.created_at)]
         logins: dict[str, str] = {}
         for login in [i.author for i in items] + [c.author for c in comments]:

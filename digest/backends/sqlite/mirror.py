@@ -16,14 +16,13 @@ from typing import Any, TypeVar
 from digest.backends.sqlite.worker import SQLiteWorker, write
 from digest.mirror.item_windows import Column, ItemWindows
 from digest.mirror.rows import (
-    comment_from_dict,
-    item_from_dict,
+    from_micros,
     opt_micros,
     opt_moment,
     to_micros,
 )
 from digest.mirror.store import SyncState
-from digest.models import Comment, CommentKind, Item
+from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
 SCHEMA_VERSION = 3
 
@@ -153,15 +152,59 @@ def _item_row(item: Item) -> tuple[Any, ...]:
     )
 
 
-def _item(row: sqlite3.Row) -> Item:
-    data = dict(row)
-    data.update(
-        labels=json.loads(row["labels"]),
-        fixes=json.loads(row["fixes"]),
-        author_is_bot=bool(row["author_is_bot"]),
-        draft=bool(row["draft"]),
+_KINDS = {kind.value: kind for kind in ItemKind}
+_STATES = {state.value: state for state in ItemState}
+
+
+def _ints_or_strs(text: str) -> tuple[Any, ...]:
+    """A stored JSON list (labels, fixes) as a tuple."""
+    return () if text == "[]" else tuple(json.loads(text))
+
+
+def _item(row: Sequence[Any]) -> Item:
+    """The item of one row of ``_ITEM_COLUMNS``."""
+    (
+        repo,
+        number,
+        kind,
+        title,
+        author,
+        author_is_bot,
+        labels,
+        state,
+        state_reason,
+        created_at,
+        updated_at,
+        closed_at,
+        merged_at,
+        url,
+        body_excerpt,
+        comments_total,
+        draft,
+        author_association,
+        fixes,
+    ) = row
+    return Item(
+        repo=repo,
+        number=number,
+        kind=_KINDS.get(kind) or ItemKind(kind),
+        title=title,
+        author=author,
+        author_is_bot=bool(author_is_bot),
+        labels=_ints_or_strs(labels),
+        state=_STATES.get(state) or ItemState(state),
+        state_reason=state_reason,
+        created_at=from_micros(created_at),
+        updated_at=from_micros(updated_at),
+        closed_at=None if closed_at is None else from_micros(closed_at),
+        merged_at=None if merged_at is None else from_micros(merged_at),
+        url=url,
+        body_excerpt=body_excerpt,
+        comments_total=comments_total,
+        draft=bool(draft),
+        author_association=author_association,
+        fixes=_ints_or_strs(fixes) if fixes else (),
     )
-    return item_from_dict(row["repo"], row["number"], data)
 
 
 def _comment_row(comment: Comment) -> tuple[Any, ...]:
@@ -182,16 +225,35 @@ def _review_row(comment: Comment) -> tuple[Any, ...]:
     return (*_comment_row(comment), comment.path, comment.in_reply_to_id)
 
 
-def _comment(row: sqlite3.Row) -> Comment:
-    data = dict(row)
-    data["author_is_bot"] = bool(row["author_is_bot"])
-    return comment_from_dict(row["repo"], row["id"], data)
+def _comment(row: Sequence[Any], kind: CommentKind = CommentKind.CONVERSATION) -> Comment:
+    """The comment of one row of ``_COMMENT_COLUMNS`` (or ``_REVIEW_COLUMNS``)."""
+    repo, comment_id, number, author, author_is_bot, body, created_at, updated_at, url = row[:9]
+    path, reply_to = (row[9] or "", row[10]) if kind is CommentKind.REVIEW else ("", None)
+    return Comment(
+        repo=repo,
+        id=comment_id,
+        item_number=number,
+        author=author,
+        author_is_bot=bool(author_is_bot),
+        body_excerpt=body,
+        created_at=from_micros(created_at),
+        updated_at=from_micros(updated_at),
+        url=url,
+        kind=kind,
+        path=path,
+        in_reply_to_id=reply_to,
+    )
 
 
-def _review(row: sqlite3.Row) -> Comment:
-    data = dict(row)
-    data.update(author_is_bot=bool(row["author_is_bot"]), kind=CommentKind.REVIEW.value)
-    return comment_from_dict(row["repo"], row["id"], data)
+def _review(row: Sequence[Any]) -> Comment:
+    return _comment(row, CommentKind.REVIEW)
+
+
+def _tuples(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> sqlite3.Cursor:
+    """The rows of ``sql`` as plain tuples (cheaper to unpack than ``sqlite3.Row``)."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, args)
 
 
 def _placeholders(count: int) -> str:
@@ -286,15 +348,15 @@ class SQLiteStore(ItemWindows):
     ) -> list[Item]:
         args = (repo, to_micros(start), to_micros(end))
         sql = WINDOW_QUERIES[column]
-        return await self._run(lambda conn: [_item(r) for r in conn.execute(sql, args)])
+        return await self._run(lambda conn: [_item(r) for r in _tuples(conn, sql, args)])
 
     async def comments_created(self, repo: str, start: datetime, end: datetime) -> list[Comment]:
         """Conversation and review comments created in ``[start, end)``, oldest first."""
         args = (repo, to_micros(start), to_micros(end))
 
         def query(conn: sqlite3.Connection) -> list[Comment]:
-            found = [_comment(r) for r in conn.execute(WINDOW_QUERIES["comments"], args)]
-            found += [_review(r) for r in conn.execute(WINDOW_QUERIES["review_comments"], args)]
+            found = [_comment(r) for r in _tuples(conn, WINDOW_QUERIES["comments"], args)]
+            found += [_review(r) for r in _tuples(conn, WINDOW_QUERIES["review_comments"], args)]
             return sorted(found, key=lambda c: (c.created_at, c.id))
 
         return await self._run(query)
@@ -311,8 +373,9 @@ class SQLiteStore(ItemWindows):
                     f"SELECT {_ITEM_COLUMNS} FROM items "
                     f"WHERE repo = ? AND number IN ({_placeholders(len(chunk))})"
                 )
-                for row in conn.execute(sql, (repo, *chunk)):
-                    found[row["number"]] = _item(row)
+                for row in _tuples(conn, sql, (repo, *chunk)):
+                    item = _item(row)
+                    found[item.number] = item
             return [found[n] for n in wanted if n in found]
 
         return await self._run(query) if wanted else []

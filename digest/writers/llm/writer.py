@@ -92,7 +92,7 @@ class LLMWriter:
             chat=self._chat,
             repo=analysis.data.repo,
             lang=lang,
-            grounds=Grounds.of(analysis.data),
+            grounds=Grounds.of(analysis.data, analysis.items),
             budget=Budget(
                 Ledger(self._digest_tokens),
                 self._section_tokens,

@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from digest.analysis.analyze import active_items
 from digest.analysis.followups import fixers
 from digest.analysis.text import (
     clean_excerpt,
@@ -108,7 +107,7 @@ class Context:
 
 def context(analysis: Analysis, lang: str) -> Context:
     """The context of ``analysis`` in ``lang``: the items and people the window knows."""
-    items = active_items(analysis.data)
+    items = analysis.items
     window = analysis.data.window
     logins = {item.author for item in items}
     logins.update(c.author for c in analysis.data.comments if window.contains(c.created_at))

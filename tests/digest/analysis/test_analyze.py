@@ -39,6 +39,11 @@ def test_only_items_touched_in_the_window() -> None:
     assert numbers == {22808, 32492, 33091, 33463, 33473, 33478, 33480, 33490, 33492, 33497}
 
 
+def test_analysis_carries_the_active_items() -> None:
+    """The analysis holds the window's active items, computed once for every section."""
+    assert sample_analysis().items == active_items(sample_data())
+
+
 def test_sample_topic_items() -> None:
     """The sample's ROCm section holds the four ROCm items touched in the window."""
     match = sample_analysis().topics[0]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from digest.analysis.text import (
+    Needles,
     clean_excerpt,
     first_sentence,
+    folded,
     is_log_line,
     may_hold,
     prose_lines,
@@ -94,3 +98,47 @@ def test_may_hold_never_misses_a_keyword(text: str) -> None:
     parts.append("\n".join(prose_lines(text)))
     if any(words_in(part, _KEYWORDS) for part in parts):
         assert may_hold(text, _KEYWORDS)
+
+
+_NEEDLES = ("gpt", "gptq", "hpu", "ci", "cuda", "p/d", "ſ", "数据")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(st.sampled_from([*_NEEDLES, "a", "thro", "ughput", " ", "q", "K", "İ"])).map(
+        "".join
+    )
+)
+def test_needles_find_what_in_finds(text: str) -> None:
+    """One pass finds every needle that ``in`` finds, overlapping ones (gpt in gptq) too."""
+    needles = Needles({n: n for n in _NEEDLES})
+    assert set(needles.values(text)) == {n for n in _NEEDLES if n in text}
+    assert needles.any_in(text) is any(n in text for n in _NEEDLES)
+
+
+def test_no_needles_find_nothing() -> None:
+    """Needles made of nothing find nothing, in any text."""
+    assert list(Needles[int]({}).values("anything")) == []
+    assert not Needles({"": 1}).any_in("anything")
+
+
+_FOLDED_PATTERNS = ("rocm", "hip", r"(?<![a-z0-9])spec[\s_-]?decod\w*", "k8s", "is", "ci/build")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(
+            ["ROCm", "HİP", "hıp", "ſpec", "decoding", "\u212a8s", "Is", "CI/Build", "é", " "]
+        )
+    ).map("".join)
+)
+def test_folded_text_matches_as_ignore_case_does(text: str) -> None:
+    """A lower-case pattern finds in the folded text what it finds with ``re.I`` in the text,
+    at the same place: İ, ı, ſ and the Kelvin sign fold as ``re.I`` matches them."""
+    lowered = folded(text)
+    assert len(lowered) == len(text)
+    for pattern in _FOLDED_PATTERNS:
+        case = re.search(pattern, text, re.I)
+        plain = re.search(pattern, lowered)
+        assert (case and case.span()) == (plain and plain.span())

@@ -29,6 +29,8 @@ EXIT_UNAVAILABLE = 5
 EXIT_CONFIG = 6
 
 if TYPE_CHECKING:  # the rest is imported by the commands that need it: --help stays fast
+    import httpx
+
     from bot.compose import Runtime
     from config.settings import AppConfig, Settings
 
@@ -165,7 +167,7 @@ async def _runtime(settings: Settings, config: AppConfig) -> AsyncIterator[Runti
 
     from bot.compose import build_runtime
 
-    async with build_runtime(settings, config) as runtime:
+    async with build_runtime(settings, config, transport=_transport()) as runtime:
         if settings.redis.url is None:
             try:
                 await runtime.store.get_sync_state(config.default_repo)
@@ -179,6 +181,33 @@ async def _runtime(settings: Settings, config: AppConfig) -> AsyncIterator[Runti
         yield runtime
 
 
+def _transport() -> httpx.AsyncBaseTransport | None:
+    """httpx's default transport, made on the first request, so that a digest answered from
+    the cache loads no connection pool and reads no CA bundle; ``None`` (httpx's own) when
+    the environment names a proxy, which only httpx's own transport setup honours."""
+    from urllib.request import getproxies
+
+    import httpx
+
+    if any(getproxies().get(scheme) for scheme in ("http", "https", "all")):
+        return None
+
+    class OnFirstRequest(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self._inner: httpx.AsyncHTTPTransport | None = None
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if self._inner is None:
+                self._inner = httpx.AsyncHTTPTransport()
+            return await self._inner.handle_async_request(request)
+
+        async def aclose(self) -> None:
+            if self._inner is not None:
+                await self._inner.aclose()
+
+    return OnFirstRequest()
+
+
 def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
     if not stream.isatty():
         return nullcontext()
@@ -190,9 +219,6 @@ def _progress(stream: TextIO, text: str) -> AbstractContextManager[object]:
 async def _run_digest(
     args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
 ) -> None:
-    from digest.render.json import write_json
-    from digest.render.markdown import render_markdown
-
     if args.compact and args.format != "json":
         from bot.commands.grammar import UsageError
 
@@ -210,9 +236,13 @@ async def _run_digest(
         with _progress(err, f"Building the {request.repo} digest…"):
             digest = await runtime.core.build(request)
     if args.format == "json":  # written as it is made: a 30-day digest is megabytes
+        from digest.render.json import write_json
+
         write_json(digest, out, compact=args.compact)
         out.write("\n")
     else:
+        from digest.render.markdown import render_markdown
+
         out.write(render_markdown(digest))
 
 

@@ -1,4 +1,5 @@
-"""Process metrics for ``/metrics``, read from their owners when scraped (prometheus_client)."""
+"""Process metrics for ``/metrics``, read from their owners when scraped (prometheus_client,
+imported on the first scrape: a command line that builds the runtime never loads it)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.core import Metric
 
 Reader = Callable[[], float]
 _NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -23,7 +25,7 @@ class _Metric:
     read: Reader
 
 
-class Metrics(Collector):
+class Metrics:
     """Named counters and gauges, each read from its owner at scrape time.
 
     A custom collector on its own registry: the values live where they are counted (the
@@ -33,8 +35,14 @@ class Metrics(Collector):
     def __init__(self, namespace: str = "vllm_report") -> None:
         self._namespace = namespace
         self._metrics: dict[str, _Metric] = {}
-        self.registry = CollectorRegistry(auto_describe=False)
-        self.registry.register(self)
+        self._registry: CollectorRegistry | None = None
+
+    @property
+    def registry(self) -> CollectorRegistry:
+        """The registry these metrics are collected from (made on first use)."""
+        if self._registry is None:
+            self._registry = _registry(self)
+        return self._registry
 
     def counter(self, name: str, help: str, read: Reader) -> None:
         """A monotonically increasing count; exposed as ``<namespace>_<name>_total``."""
@@ -51,6 +59,8 @@ class Metrics(Collector):
         self._metrics[metric.name] = metric
 
     def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
         for metric in self._metrics.values():
             value = float(metric.read())
             if metric.kind == "counter":
@@ -60,7 +70,23 @@ class Metrics(Collector):
 
     def render(self) -> str:
         """Every metric in the Prometheus text format: ``# HELP``, ``# TYPE``, one sample."""
+        from prometheus_client import generate_latest
+
         return generate_latest(self.registry).decode()
+
+
+def _registry(metrics: Metrics) -> CollectorRegistry:
+    """A registry of its own holding ``metrics``, as a prometheus_client collector."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.registry import Collector
+
+    class _Collector(Collector):
+        def collect(self) -> Iterator[Metric]:
+            return metrics.collect()
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Collector())
+    return registry
 
 
 class ErrorCounter(logging.Handler):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from digest.analysis.text import Needles, folded
 from digest.analysis.types import Trend
@@ -23,8 +23,12 @@ class Term:
 
     term: str
     kind: str
-    pattern: re.Pattern[str]
+    source: str  # the pattern, matched case-insensitively (compiled on first use)
     needles: tuple[str, ...] = ()  # lower-case substrings one of which every match contains
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source, re.I)
 
     def found_in(self, text: str, lowered: str) -> bool:
         if self.needles and not any(n in lowered for n in self.needles):
@@ -32,8 +36,13 @@ class Term:
         return self.pattern.search(text) is not None
 
 
+@lru_cache(maxsize=512)
+def _compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(source, flags)
+
+
 def _term(term: str, kind: str, pattern: str, needles: str = "") -> Term:
-    return Term(term, kind, re.compile(pattern, re.I), tuple(n for n in needles.split("|") if n))
+    return Term(term, kind, pattern, tuple(n for n in needles.split("|") if n))
 
 
 VOCABULARY: tuple[Term, ...] = (
@@ -161,7 +170,7 @@ class _Index:
         self._terms = vocabulary
         self._needles = Needles({n: tuple(t) for n, t in by_needle.items()})
         self._always = frozenset(i for i, term in enumerate(vocabulary) if not term.needles)
-        self._lowered = tuple(_for_lowered(term.pattern) for term in vocabulary)
+        self._lowered = tuple(_for_lowered(term.source) for term in vocabulary)
 
     def mentions(self, item: Item) -> tuple[Term, ...]:
         text = f"{item.title}\n{item.body_excerpt}"
@@ -182,12 +191,13 @@ class _Index:
         return tuple(found)
 
 
-def _for_lowered(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    """``pattern`` without ``re.I``, to match :func:`folded` text the same way, when it has
-    no upper-case letter outside ``A-Z`` ranges nor a non-ASCII character (else ``None``)."""
-    rest = re.sub(r"A-Z|\\[A-Z]", "", pattern.pattern)
-    plain = rest == rest.lower() and pattern.pattern.isascii()
-    return re.compile(pattern.pattern) if plain else None
+def _for_lowered(source: str) -> re.Pattern[str] | None:
+    """The pattern ``source`` without ``re.I``, to match :func:`folded` text the same way,
+    when it has no upper-case letter outside ``A-Z`` ranges nor a non-ASCII character (else
+    ``None``)."""
+    rest = re.sub(r"A-Z|\\[A-Z]", "", source)
+    plain = rest == rest.lower() and source.isascii()
+    return _compiled(source) if plain else None
 
 
 @cache

@@ -35,10 +35,13 @@ async def _cli(
     tmp: Path,
     stdout: int = asyncio.subprocess.PIPE,
     stderr: int = asyncio.subprocess.PIPE,
+    python: bool = False,
 ) -> Run:
+    """``python -m bot.cli ARGS``; with ``python``, the leading ``-X`` pair goes to Python."""
     full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
+    options, rest = (list(args[:2]), args[2:]) if python else ([], args)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", *args, env=full, stdout=stdout, stderr=stderr
+        sys.executable, *options, "-m", "bot.cli", *rest, env=full, stdout=stdout, stderr=stderr
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode is not None
@@ -419,3 +422,28 @@ async def test_compact_needs_json(tmp_path: Path) -> None:
     run = await _cli("today", "--compact", env={}, tmp=tmp_path)
     assert run.code == 2
     assert run.err == "vllm-report: --compact goes with --format json (see vllm-report --help)\n"
+
+
+async def test_a_digest_from_the_cache_opens_no_connection(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Repeated, a past day's digest comes from the cache: no request, and the process never
+    loads httpx's connection pool (nor reads the CA bundle it would verify with)."""
+    env = {"GITHUB_API_URL": github.url}
+    day = (datetime.now(UTC) - timedelta(days=2)).date().isoformat()
+    first = await _cli(day, env=env, tmp=tmp_path)
+    made = len(github.requests)
+    again = await _cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
+    assert first.code == again.code == 0, again.err
+    assert len(github.requests) == made
+    assert first.out == again.out
+    assert not re.search(r"\|\s+httpcore$", again.err, re.M)
+
+
+async def test_a_proxy_in_the_environment_is_honoured(github: FakeGitHub, tmp_path: Path) -> None:
+    """With HTTP_PROXY set, requests go through it: here a closed port, so GitHub is
+    unreachable (exit 5) though the fake answers directly."""
+    env = {"GITHUB_API_URL": github.url, "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}
+    run = await _cli("yesterday", env=env, tmp=tmp_path)
+    assert run.code == 5, run.err
+    assert not github.requests

@@ -294,6 +294,7 @@ async def measure(
                     clock.advance(after)
                     seen = len(await fake.ask(op="requests"))
                     waits = len(sleep.skipped)
+                    built_at = clock.now
                     digest, elapsed, stages = await staged_build(runtime, days, clock)
                     window = digest.window
                     facts = await fake.ask(
@@ -310,6 +311,7 @@ async def measure(
                         "stages": stages,
                         "exact": digest.counts.as_dict() == facts["counts"],
                         "notes": list(digest.notes),
+                        "at": built_at.isoformat(),
                     }
                     if phase == "cold":
                         result["items"], result["comments"] = facts["items"], facts["comments"]
@@ -426,6 +428,26 @@ HEADERS = [
 ]
 
 
+COMPLETES = "complete after about "
+
+
+def _incomplete(notes: list[str]) -> bool:
+    return any(n.startswith(COMPLETES) or n.endswith("not synced yet") for n in notes)
+
+
+def completion_line(r: dict[str, Any]) -> str:
+    """The completion the first stopped build estimated, and the first build that had it."""
+    label = f"{r['days']}d/{r['backfill']}d anon"
+    said = next((n for p, _ in PHASES for n in r[p]["notes"] if n.startswith(COMPLETES)), None)
+    if said is None:
+        return f"{label}: no build was stopped by the rate limit"
+    estimate = said[len(COMPLETES) :].split(" UTC", 1)[0] + " UTC"
+    done = next((p for p, _ in PHASES if not _incomplete(r[p]["notes"])), None)
+    at = r[done]["at"][:16].replace("T", " ") if done else ""
+    actual = f"complete at the {done} build ({at} UTC)" if done else "still incomplete"
+    return f"{label}: estimated complete after about {estimate}; {actual}"
+
+
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
     lines = [HEADERS, ["-" * w for w in widths], *rows]
@@ -495,6 +517,9 @@ async def main_async(args: argparse.Namespace) -> None:
                 print(f"{label} {p['waited']:.0f} s of rate-limit waiting simulated")
             for note in p["notes"]:
                 print(f"{label} note: {note}")
+    for r in results:
+        if r["anonymous"]:
+            print(completion_line(r))
     print(f"\ntotal benchmark time {total:.0f} s")
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from digest.analysis.analyze import analyze
 from digest.analysis.trends import HISTORY_WINDOWS
 from digest.analysis.types import WindowData
 from digest.errors import ConfigError
-from digest.mirror.store import Store, Sync
+from digest.i18n import t
+from digest.mirror.store import Completion, Store, Sync
 from digest.models import Comment, Digest, Item, Topic, Window
 from digest.writers.base import Writer
 
@@ -101,6 +102,12 @@ async def _load(
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
 
 
+def completion_note(completion: Completion, lang: str) -> str:
+    """When a digest the rate limit left incomplete can be complete, in ``lang``."""
+    when = completion.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return t("note.completes", lang, when=when, n=completion.requests, rate=completion.per_hour)
+
+
 class DigestBuilder:
     """Builds a digest without any caching (the cache wraps this)."""
 
@@ -139,6 +146,8 @@ class DigestBuilder:
             result = await self._sync.ensure(request.repo, request.window)
             synced_at, covered = result.synced_at, result.covered_from
             notes.extend(result.notes)
+            if result.completion is not None:
+                notes.append(completion_note(result.completion, request.lang))
         else:
             state = await self._store.get_sync_state(request.repo)
             synced_at, covered = state.synced_at, state.covered_since

@@ -1,4 +1,5 @@
-"""Notes that say how an answer or a digest was degraded or narrowed. key: (zh, en)."""
+"""Notes that say how an answer or a digest was degraded or narrowed, or when it completes.
+key: (zh, en)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ NOTES: Mapping[str, tuple[str, str]] = {
     "note.not_past": (
         "“{phrase}”不是过去的日期或时段，改为检索最近 {n} 天",
         "“{phrase}” is not a past date or period; searched the last {n} days",
+    ),
+    "note.completes": (
+        "预计 {when} 之后完整：还需约 {n} 次 GitHub 请求，每小时可用 {rate} 次，届时再次生成即可"
+        "（设置 GITHUB_TOKEN 可提高到每小时 5,000 次）",
+        "complete after about {when}: about {n} more GitHub requests at {rate} an hour; build "
+        "it again then (a GITHUB_TOKEN raises the limit to 5,000 an hour)",
     ),
     "note.longest_span": (
         "检索了该时段的最后 {n} 天，这是最长的时间窗",

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from digest.mirror.store import Sync, SyncResult
+from digest.mirror.store import Completion, Sync, SyncResult
 from digest.models import Window
 from digest.state.base import SharedState
 from digest.state.single_flight import FlightStats, SingleFlight
@@ -32,6 +32,7 @@ class GateResult:
     synced_at: datetime | None
     notes: tuple[str, ...] = ()
     covered_from: datetime | None = None
+    completion: Completion | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ class _Record:
                 "synced_at": _iso(result.synced_at),
                 "notes": list(result.notes),
                 "covered_from": _iso(result.covered_from),
+                "completion": _completion_json(result.completion),
                 "start": self.start.isoformat(),
                 "end": self.end.isoformat(),
                 "finished_at": self.finished_at.isoformat(),
@@ -69,7 +71,10 @@ class _Record:
         try:
             data = json.loads(raw)
             result = GateResult(
-                _moment(data["synced_at"]), tuple(data["notes"]), _moment(data["covered_from"])
+                _moment(data["synced_at"]),
+                tuple(data["notes"]),
+                _moment(data["covered_from"]),
+                _completion_of(data.get("completion")),
             )
             return cls(
                 result,
@@ -88,6 +93,23 @@ def _iso(moment: datetime | None) -> str | None:
 
 def _moment(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
+
+
+def _completion_json(completion: Completion | None) -> dict[str, object] | None:
+    if completion is None:
+        return None
+    at, requests, per_hour = completion.at, completion.requests, completion.per_hour
+    return {"at": at.isoformat(), "requests": requests, "per_hour": per_hour}
+
+
+def _completion_of(data: dict[str, object] | None) -> Completion | None:
+    if data is None:
+        return None
+    return Completion(
+        datetime.fromisoformat(str(data["at"])),
+        int(str(data["requests"])),
+        int(str(data["per_hour"])),
+    )
 
 
 class SyncGate:
@@ -148,7 +170,9 @@ class SyncGate:
             started = self._clock()
             result = await self._sync.ensure(repo, window)
             done = _Record(
-                GateResult(result.synced_at, tuple(result.notes), result.covered_from),
+                GateResult(
+                    result.synced_at, tuple(result.notes), result.covered_from, result.completion
+                ),
                 window.start,
                 window.end,
                 self._clock(),

@@ -65,8 +65,19 @@ class Store(Protocol):
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """When a sync the rate limit stopped can complete: the requests it still needs, at the
+    limit's hourly rate from its reset on, the last hour's worth starting ``at``."""
+
+    at: datetime
+    requests: int
+    per_hour: int
+
+
 class SyncResult(Protocol):
-    """What a sync reports: when it finished, visible gaps, and what the store now covers."""
+    """What a sync reports: when it finished, visible gaps, what the store now covers and, for
+    a sync the rate limit stopped, when it can complete."""
 
     @property
     def synced_at(self) -> datetime | None: ...
@@ -79,6 +90,9 @@ class SyncResult(Protocol):
         """The earliest moment from which the store answers every window up to now; ``None``
         when it answers only the window asked for."""
         ...
+
+    @property
+    def completion(self) -> Completion | None: ...
 
 
 class Sync(Protocol):

@@ -43,8 +43,8 @@ from digest.github.parse import (
     parse_time,
     review_comment_from_api,
 )
-from digest.mirror.store import Store, SyncState
-from digest.models import Item, Window
+from digest.mirror.store import Completion, Store, SyncState
+from digest.models import CommentKind, Item, Window
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,10 @@ _CURSOR = {
 }
 # A searched window is trusted this long even without a mirror tracking later changes.
 SEARCH_FRESH = timedelta(minutes=10)
+# How far back the mirror's rows give a stream's pace, for one a stopped sync did not read.
+PACE_SPAN = timedelta(days=7)
+# GitHub's hourly limit without a token, when no answer has said the limit yet.
+ANONYMOUS_LIMIT = 60
 # Requests kept in hand when spending the rate limit on old comments.
 RESERVE = 2
 MAX_MARKERS = 32
@@ -90,6 +94,7 @@ class SyncReport:
     covered_from: datetime | None = None
     review_comments: int = 0
     requests_by_stream: dict[str, int] = field(default_factory=dict)
+    completion: Completion | None = None
 
 
 @dataclass(slots=True)
@@ -101,6 +106,8 @@ class _Tally:
     done: set[str] = field(default_factory=set)  # streams read to their end
     used_search: bool = False
     notes: list[str] = field(default_factory=list)
+    began: dict[str, datetime] = field(default_factory=dict)  # where each stream's read began
+    completion: Completion | None = None
 
 
 class Syncer:
@@ -166,6 +173,7 @@ class Syncer:
                 covered_from=covered,
                 review_comments=len(tally.review_comments),
                 requests_by_stream=dict(tally.requests),
+                completion=tally.completion,
             )
         log.info(
             "sync.done",
@@ -190,12 +198,16 @@ class Syncer:
         state = await self._store.get_sync_state(repo)
         if state.items_cursor is None or state.items_cursor < window.start:
             raise exc
+        missing: dict[Stream, datetime] = {}
         for stream, what in _STREAM_NAMES:
             if stream in tally.done:
                 continue
             cursor: datetime | None = getattr(state, _CURSOR[stream])
             since = window.start if cursor is None or cursor < window.start else cursor
+            missing[stream] = since
             tally.notes.append(f"{what} after {_shown(since)} not synced yet")
+        if missing and exc.reset_at is not None:
+            tally.completion = await self._completion(repo, state, tally, missing, exc.reset_at)
         if not tally.notes:  # the mirror is current; the search of an older window stopped
             tally.notes.append(
                 f"issues and PRs of {_shown(window.start)} to {_shown(window.end)} not searched yet"
@@ -207,6 +219,49 @@ class Syncer:
             extra={"repo": repo, "reset_at": str(exc.reset_at), "missing": list(tally.notes)},
         )
         return replace(state, covered_since=None), state.synced_at
+
+    async def _completion(
+        self,
+        repo: str,
+        state: SyncState,
+        tally: _Tally,
+        missing: dict[Stream, datetime],
+        reset: datetime,
+    ) -> Completion:
+        """When the streams in ``missing`` (each from its moment) can be read to now: their
+        pages at the pace this sync read them, else at the pace of the rows the mirror holds
+        from the week before (one page for a stream it holds nothing of), spent at the
+        limit's hourly rate from its reset on."""
+        paces: dict[str, timedelta | None] = {}
+        for stream in _CURSOR:
+            began, cursor = tally.began.get(stream), getattr(state, _CURSOR[stream])
+            pages = tally.requests[stream]
+            if began is not None and cursor is not None and cursor > began and pages:
+                paces[stream] = (cursor - began) / pages
+        now = self._clock()
+        needed = 0
+        for stream, since in missing.items():
+            pace = paces.get(stream) or await self._stored_pace(repo, stream, since)
+            left = now - since
+            needed += max(1, math.ceil(left / pace)) if pace and left > timedelta(0) else 1
+        status = self._client.rate.get("core")
+        per_hour = (status.limit if status is not None else None) or ANONYMOUS_LIMIT
+        hours = math.ceil(needed / per_hour)
+        return Completion(reset + timedelta(hours=hours - 1), needed, per_hour)
+
+    async def _stored_pace(self, repo: str, stream: Stream, until: datetime) -> timedelta | None:
+        """The span a page of ``stream`` covers in the rows the mirror holds of the week before
+        ``until`` (from the oldest of them)."""
+        since = until - PACE_SPAN
+        if stream == "issues":
+            moments = [i.updated_at for i in await self._store.items_updated(repo, since, until)]
+        else:
+            kind = CommentKind.REVIEW if stream == "review_comments" else CommentKind.CONVERSATION
+            found = await self._store.comments_created(repo, since, until)
+            moments = [c.created_at for c in found if c.kind is kind]
+        if not moments or min(moments) >= until:
+            return None
+        return (until - min(moments)) / (len(moments) / PER_PAGE)
 
     async def _ensure(
         self, repo: str, window: Window, tally: _Tally
@@ -284,6 +339,7 @@ class Syncer:
         self, repo: str, stream: Stream, since: datetime, state: SyncState, tally: _Tally
     ) -> SyncState:
         before = self._client.requests_made
+        tally.began.setdefault(stream, since)
         try:
             state = await self._read_stream(repo, stream, since, state, tally)
         finally:

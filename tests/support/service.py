@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from digest.builder import DigestRequest
+from digest.mirror.store import Completion
 from digest.models import Counts, Digest, ItemRef, Paragraph, Section, Text, Window
 
 T0 = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
@@ -78,6 +79,7 @@ class Synced:
     synced_at: datetime | None
     notes: tuple[str, ...] = ()
     covered_from: datetime | None = None
+    completion: Completion | None = None
 
 
 class CountingSync:
@@ -93,17 +95,20 @@ class CountingSync:
         before: Callable[[], Awaitable[None]] | None = None,
         *,
         searched: bool = False,
+        completion: Completion | None = None,
     ) -> None:
         self.calls: list[tuple[str, Window]] = []
         self.clock = clock
         self.before = before
         self.searched = searched
+        self.completion = completion
 
     async def ensure(self, repo: str, window: Window) -> Synced:
         self.calls.append((repo, window))
         if self.before is not None:
             await self.before()
-        return Synced(self.clock(), ("synced",), None if self.searched else window.start)
+        covered = None if self.searched else window.start
+        return Synced(self.clock(), ("synced",), covered, self.completion)
 
 
 async def until(predicate: Callable[[], bool], seconds: float = 5.0) -> None:

@@ -13,6 +13,7 @@ import pytest
 from digest.backends.redis.state import RedisState
 from digest.backends.sqlite.state import SQLiteState
 from digest.mirror.gate import SyncGate
+from digest.mirror.store import Completion
 from digest.models import Window
 from digest.state.base import SharedState
 from tests.support.clock import Clock
@@ -112,6 +113,16 @@ async def test_replica_reuses_only_what_the_recorded_sync_covered(env: Env) -> N
     assert (await second.ensure(REPO, old)).notes == ("synced",)
     await second.ensure(REPO, Window(old.end, old.end + timedelta(days=1)))
     assert (len(searched.calls), len(other.calls)) == (1, 1)
+
+
+async def test_replica_reads_when_a_stopped_sync_completes(env: Env) -> None:
+    """Another replica reusing a sync the limit stopped reads the same completion."""
+    done = Completion(START + timedelta(hours=2), 75, 60)
+    stopped = CountingSync(env.clock, completion=done)
+    assert (await gate(env, stopped, 0).ensure(REPO, DAY)).completion == done
+    other = CountingSync(env.clock)
+    assert (await gate(env, other, 1).ensure(REPO, DAY)).completion == done
+    assert (len(stopped.calls), len(other.calls)) == (1, 0)
 
 
 async def test_repositories_sync_independently(env: Env) -> None:

@@ -1,0 +1,98 @@
+"""The build pipeline: what a digest built against a rate-limited GitHub tells its reader."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestBuilder, DigestRequest
+from digest.github.client import GitHubClient
+from digest.mirror.gate import SyncGate
+from digest.mirror.sync import Syncer
+from digest.models import Window
+from digest.writers.template import TemplateWriter
+from tests.fakes.github import FakeGitHub, RecordingSleep
+from tests.support.clock import Clock
+from tests.support.synthetic import DEFAULT_NOW, generate
+
+REPO = "vllm-project/vllm"
+RESET = datetime(2026, 3, 11, 4, 21, tzinfo=UTC)  # an hour after DEFAULT_NOW
+
+
+@pytest.fixture
+async def token_less() -> AsyncIterator[tuple[FakeGitHub, DigestBuilder, Clock]]:
+    """Twenty synthetic days behind a token-less client (60 requests an hour) and a builder
+    whose sync goes through the gate, as the composition root wires it."""
+    data = generate(days=20, now=DEFAULT_NOW, seed=2)
+    clock = Clock(data.now)
+    async with FakeGitHub(clock=clock) as fake:
+        fake.add_repo(REPO, issues=data.issues, comments=data.comments)
+        async with httpx.AsyncClient(base_url=fake.url, timeout=5.0) as http:
+            client = GitHubClient(http, sleep=RecordingSleep(clock), clock=clock)
+            store, state = SQLiteStore(":memory:"), SQLiteState(":memory:", clock=clock)
+            try:
+                gate = SyncGate(Syncer(client, store, clock=clock), state, clock)
+                writers = {"template": TemplateWriter()}
+                yield (
+                    fake,
+                    DigestBuilder(store=store, sync=gate, writers=writers, clock=clock),
+                    clock,
+                )
+            finally:
+                await state.close()
+                await store.close()
+
+
+def _request(lang: str, days: int = 14) -> DigestRequest:
+    window = Window(DEFAULT_NOW - timedelta(days=days), DEFAULT_NOW, "UTC", f"{days}d")
+    return DigestRequest(REPO, window, lang, "template", ())
+
+
+def _completes(notes: tuple[str, ...], prefix: str) -> str:
+    found = [note for note in notes if note.startswith(prefix)]
+    assert len(found) == 1, notes
+    return found[0]
+
+
+async def test_a_stopped_digest_says_when_it_completes(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """A 14-day digest over the hour's 60 requests says what is missing and when it is
+    complete: the reset, plus an hour for each further 60 requests it still needs."""
+    _, builder, _ = token_less
+    digest = await builder.build(_request("en"))
+    assert any(note.endswith("not synced yet") for note in digest.notes)
+    note = _completes(digest.notes, "complete after about ")
+    n = int(note.split("about ")[2].split(" more")[0])
+    assert 0 < n <= 60  # the comments left at the pace read, and a page of review comments
+    when = RESET + timedelta(hours=math.ceil(n / 60) - 1)
+    assert note == (
+        f"complete after about {when:%Y-%m-%d %H:%M} UTC: about {n} more GitHub requests at 60 "
+        "an hour; build it again then (a GITHUB_TOKEN raises the limit to 5,000 an hour)"
+    )
+
+
+async def test_the_digest_built_after_the_reset_is_complete(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """Built again when the stopped digest said, the digest has no note left, in Chinese too."""
+    _, builder, clock = token_less
+    stopped = await builder.build(_request("zh"))
+    note = _completes(stopped.notes, "预计 2026-03-11 04:21 UTC 之后完整")
+    assert "每小时可用 60 次" in note
+    clock.now = RESET + timedelta(seconds=1)
+    assert (await builder.build(_request("zh"))).notes == ()
+
+
+async def test_a_digest_the_limit_did_not_stop_names_no_completion(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """A one-day digest fits in the hour: no note at all."""
+    _, builder, _ = token_less
+    assert (await builder.build(_request("en", days=1))).notes == ()

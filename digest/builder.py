@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from digest.analysis.analyze import analyze
 from digest.analysis.trends import HISTORY_WINDOWS
 from digest.analysis.types import WindowData
 from digest.errors import ConfigError
@@ -155,6 +154,8 @@ class DigestBuilder:
         data = await load_window(
             self._store, request.repo, request.window, repo_url, synced_at, covered_from=covered
         )
+        from digest.analysis.analyze import analyze  # not needed for a digest from the cache
+
         analysis = analyze(data, request.topics)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)

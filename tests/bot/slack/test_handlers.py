@@ -42,6 +42,14 @@ def journal(
     )
 
 
+def replica(
+    web_client: AsyncWebClient, core: ReportCore, store: StateLedger, clock: Clock, pace_s: float
+) -> SlackBot:
+    """The replica answering commands, its threads in the journal under owner ``a``."""
+    poster = SlackPoster(web_client, pace_s=pace_s)
+    return SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+
+
 def command(channel: str = "C1", text: str = "2026-01-31") -> dict[str, str]:
     return {"channel_id": channel, "user_id": "U1", "text": text, "trigger_id": f"t-{channel}"}
 
@@ -75,8 +83,7 @@ async def test_a_thread_cut_by_a_stop_is_completed_by_another_replica(
     another replica posts the rest of the same digest at once, in order, under the same
     parent, and nothing twice."""
     store, clock = ledger
-    poster = SlackPoster(web_client, pace_s=1.0)
-    bot = SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    bot = replica(web_client, core, store, clock, pace_s=1.0)
     await bot.on_command(command())
     await fake.wait_until(lambda: len(fake.posts) >= 3)
     await asyncio.sleep(0.3)  # waiting for its turn to post the fourth
@@ -102,8 +109,7 @@ async def test_a_mention_thread_is_completed_in_the_thread_it_was_asked_in(
     ledger: tuple[StateLedger, Clock],
 ) -> None:
     store, clock = ledger
-    poster = SlackPoster(web_client, pace_s=0.3)
-    bot = SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    bot = replica(web_client, core, store, clock, pace_s=0.3)
     event = {"type": "app_mention", "channel": "C1", "user": "U1", "text": "<@UBOT> 2026-01-31"}
     event["ts"] = "1700000000.000100"
     await bot.on_message({"event": event}, event)
@@ -124,15 +130,14 @@ async def test_a_thread_slack_refused_is_not_completed_later(
     """Slack refusing a reply ends the thread where it is (the requester is told, as before);
     no replica posts the rest of it later."""
     store, clock = ledger
-    poster = SlackPoster(web_client, pace_s=0.3)
-    bot = SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    bot = replica(web_client, core, store, clock, pace_s=0.3)
     await bot.on_command(command())
     await fake.wait_until(lambda: len(fake.posts) >= 2)
     fake.fail("chat.postMessage", "msg_too_long", times=50)
     await bot.jobs.idle()
     out = len(fake.posts)
     clock.advance(timedelta(minutes=20))
-    assert await journal(store, clock, core, "b", poster).recover() == 0
+    assert await journal(store, clock, core, "b", bot.poster).recover() == 0
     assert len(fake.posts) == out
     assert await store.open_threads() == {}
 
@@ -146,15 +151,14 @@ async def test_a_stale_thread_tells_its_requester_under_its_parent(
     """Cut by a stop and found only an hour later: the rest of the digest is not posted, a note
     under the parent says how far it got."""
     store, clock = ledger
-    poster = SlackPoster(web_client, pace_s=1.0)
-    bot = SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    bot = replica(web_client, core, store, clock, pace_s=1.0)
     await bot.on_command(command())
     await fake.wait_until(lambda: len(fake.posts) >= 2)
     await asyncio.sleep(0.3)
     await bot.jobs.drain(0)
     out = len(fake.posts)
     clock.advance(timedelta(hours=1))
-    assert await journal(store, clock, core, "b", poster).recover() == 1
+    assert await journal(store, clock, core, "b", bot.poster).recover() == 1
     (note,) = fake.posts[out:]
     assert note["text"] == f"cut short after {out}"
     assert note["thread_ts"] == fake.posts[0]["_ts"]

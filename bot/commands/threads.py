@@ -6,9 +6,16 @@ root; a front end without one posts untracked (:data:`UNTRACKED`).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 from digest.builder import DigestRequest
+from digest.errors import ThreadTaken
+
+log = logging.getLogger(__name__)
 
 
 class ThreadTracker(Protocol):
@@ -79,3 +86,22 @@ async def open_thread(
     return await journal.open(
         platform=platform, channel=channel, user=user, request=request, thread=thread
     )
+
+
+@asynccontextmanager
+async def posting(tracker: ThreadTracker) -> AsyncIterator[None]:
+    """The block that posts ``tracker``'s thread: done when it ends, failed when it raises (the
+    error goes on), handed over when it is cancelled. A thread another replica took over ends
+    the block quietly, skipping the rest of it."""
+    try:
+        yield
+    except ThreadTaken:
+        log.warning("threads.taken_over")
+        return
+    except asyncio.CancelledError:
+        await asyncio.shield(tracker.stopped())
+        raise
+    except Exception:
+        await tracker.failed()
+        raise
+    await tracker.done()

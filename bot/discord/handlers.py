@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -27,7 +26,7 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import AskCommand, Command, DigestCommand, SettingsCommand
 from bot.commands.subscriptions import Subscriptions
-from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread
+from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
 from bot.discord.post import (
     NO_MENTIONS,
     THREAD_ARCHIVE_MINUTES,
@@ -46,7 +45,6 @@ from bot.discord.render import (
     render_discord,
     render_text,
 )
-from digest.errors import ThreadTaken
 from digest.models import Digest
 from digest.render.charts import ChartImage
 
@@ -306,12 +304,9 @@ class DiscordFrontEnd:
             await tracker.sent(index, message_id)
 
         try:
-            await post_thread(post, channel=interaction.channel, send=send, sent=sent)
-        except ThreadTaken:
-            log.warning("discord.thread_taken", extra={"channel_id": interaction.channel_id})
-            return
+            async with posting(tracker):
+                await post_thread(post, channel=interaction.channel, send=send, sent=sent)
         except discord.HTTPException as exc:
-            await tracker.failed()
             http_failed("discord.post_failed", exc, channel_id=interaction.channel_id)
             if not parent_out:
                 await self._fail(interaction, messages.INTERNAL)
@@ -319,14 +314,6 @@ class DiscordFrontEnd:
             await interaction.followup.send(
                 messages.INTERNAL, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
-            return
-        except asyncio.CancelledError:
-            await asyncio.shield(tracker.stopped())
-            raise
-        except Exception:
-            await tracker.failed()
-            raise
-        await tracker.done()
 
     async def _deliver_messages(
         self, interaction: Interaction, specs: Sequence[MessageSpec]
@@ -438,18 +425,8 @@ class DiscordFrontEnd:
                 request=request,
                 thread=str(getattr(target, "id", "")),
             )
-        try:
+        async with posting(tracker):
             await self._send_all(target, specs, reference, tracker)
-        except ThreadTaken:
-            log.warning("discord.thread_taken", extra={"channel_id": message.channel.id})
-            return
-        except asyncio.CancelledError:
-            await asyncio.shield(tracker.stopped())
-            raise
-        except Exception:
-            await tracker.failed()
-            raise
-        await tracker.done()
 
     async def _reply_target(
         self, message: discord.Message, name: str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -28,7 +27,7 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import HelpCommand, UsageError
 from bot.commands.subscriptions import Directory, Subscriptions, overview
-from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread
+from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
 from bot.slack.dedup import Claims, Deliveries
 from bot.slack.home import home_view, latest_days, submitted, subscribe_modal
 from bot.slack.jobs import Jobs
@@ -37,7 +36,6 @@ from bot.slack.mrkdwn import escape
 from bot.slack.people import slack_caller
 from bot.slack.post import ChartFn, SlackPoster, command_post, slack_error
 from bot.slack.render import SlackPost, render_answer
-from digest.errors import ThreadTaken
 from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
@@ -371,27 +369,16 @@ class SlackBot:
                 await self.poster.upload_chart(channel, thread_ts or ts, image)
 
         try:
-            await self.poster.post_thread(channel, post, thread_ts=thread_ts, sent=sent)
-        except ThreadTaken:
-            log.warning("slack.thread_taken", extra={"channel": channel})
-            return
+            async with posting(tracker):
+                await self.poster.post_thread(channel, post, thread_ts=thread_ts, sent=sent)
+                if private and origin.thread_ts and not origin.im:
+                    await self._tell(origin, messages.SENT_PRIVATE)
+                log.info("slack.posted", extra={"channel": channel, "messages": len(post.messages)})
         except SlackApiError as exc:
-            await tracker.failed()
             if private or parent_out or slack_error(exc) not in _NOT_HERE:
                 raise
             log.info("slack.not_in_channel", extra={"channel": origin.channel})
             await self._tell(origin, messages.NOT_IN_CHANNEL)
-            return
-        except asyncio.CancelledError:
-            await asyncio.shield(tracker.stopped())
-            raise
-        except Exception:
-            await tracker.failed()
-            raise
-        await tracker.done()
-        if private and origin.thread_ts and not origin.im:
-            await self._tell(origin, messages.SENT_PRIVATE)
-        log.info("slack.posted", extra={"channel": channel, "messages": len(post.messages)})
 
     async def _tell(self, origin: Origin, text: str) -> None:
         """Show ``text`` to the requester only (in a DM, as a reply in the thread)."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
-from bot.commands.threads import UNTRACKED, open_thread
+import pytest
+
+from bot.commands.threads import UNTRACKED, open_thread, posting
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
+from digest.errors import ThreadTaken
 from digest.models import Digest, Window
 from digest.schedule.ledger import StateLedger
 from digest.schedule.threads import CommandThreads
@@ -42,3 +46,49 @@ async def test_with_a_journal_the_thread_is_opened_there() -> None:
         assert await ledger.open_threads() == {}
     finally:
         await state.close()
+
+
+class Recorder:
+    """A tracker that writes down how its thread ended."""
+
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    async def sent(self, index: int, message_id: str) -> None:
+        return None
+
+    async def done(self) -> None:
+        self.ended.append("done")
+
+    async def failed(self) -> None:
+        self.ended.append("failed")
+
+    async def stopped(self) -> None:
+        self.ended.append("stopped")
+
+
+async def test_posting_ends_the_thread_as_the_block_ends() -> None:
+    """Done after the block; failed when it raises (the error goes on); handed over when it is
+    cancelled; a thread taken over ends the block quietly, the rest of it skipped."""
+    tracker, after = Recorder(), []
+    async with posting(tracker):
+        after.append("posted")
+    assert tracker.ended == ["done"] and after == ["posted"]
+
+    tracker = Recorder()
+    with pytest.raises(ConnectionError):
+        async with posting(tracker):
+            raise ConnectionError("refused")
+    assert tracker.ended == ["failed"]
+
+    tracker = Recorder()
+    with pytest.raises(asyncio.CancelledError):
+        async with posting(tracker):
+            raise asyncio.CancelledError
+    assert tracker.ended == ["stopped"]
+
+    tracker, after = Recorder(), []
+    async with posting(tracker):
+        raise ThreadTaken("cmd:1")
+        after.append("posted")
+    assert tracker.ended == [] and after == []

@@ -13,6 +13,7 @@ from bot.commands.grammar import DigestCommand
 from bot.commands.runner import ReportCore
 from bot.discord import ReportClient, render_discord
 from bot.discord.post import DiscordThreads
+from bot.discord.render import DiscordPost
 from digest.backends.sqlite.state import SQLiteState
 from digest.schedule.ledger import StateLedger
 from digest.schedule.threads import CommandThreads
@@ -51,6 +52,28 @@ async def posted_in_full(fake: FakeDiscord, expected: int) -> None:
     )
 
 
+async def left_short(
+    fake: FakeDiscord, core: ReportCore, store: StateLedger, clock: Clock, parts: int
+) -> tuple[DiscordPost, int]:
+    """``/vllm-report 2026-01-31`` posted in full, then a thread of the same digest recorded by a
+    replica that died after its first ``parts`` parts (the parent, then the thread's messages):
+    the expected post and the thread's id."""
+    request = core.request("2026-01-31")
+    expected = render_discord(await core.build(request))
+    await fake.command("vllm-report", {"window": "2026-01-31"})
+    await posted_in_full(fake, len(expected.thread))
+    (parent_call,) = fake.find("POST", r"webhooks/\d+/[^/]+$")
+    thread = thread_ids(fake)[0]
+    ids = [parent_call.response["id"], *(c.response["id"] for c in in_channel(fake, thread))]
+    dead = journal(store, clock, core, "dead", None)
+    tracked = await dead.open(
+        platform="discord", channel=str(CHANNEL_ID), user="1", request=request
+    )
+    for index in range(parts):
+        await tracked.sent(index, str(ids[index]))
+    return expected, thread
+
+
 async def test_a_command_thread_is_recorded_part_by_part_and_closed(
     start_bot: StartBot,
     fake: FakeDiscord,
@@ -81,19 +104,7 @@ async def test_a_thread_left_short_is_completed_in_the_parents_thread(
     parent, with the bot's own channel access (the interaction's follow-ups are gone)."""
     store, clock = ledger
     client = await start_bot(core)
-    request = core.request("2026-01-31")
-    expected = render_discord(await core.build(request))
-    await fake.command("vllm-report", {"window": "2026-01-31"})
-    await posted_in_full(fake, len(expected.thread))
-    (parent_call,) = fake.find("POST", r"webhooks/\d+/[^/]+$")
-    thread = thread_ids(fake)[0]
-    first = in_channel(fake, thread)[0]
-    dead = journal(store, clock, core, "dead", None)
-    tracked = await dead.open(
-        platform="discord", channel=str(CHANNEL_ID), user="1", request=request
-    )
-    await tracked.sent(0, str(parent_call.response["id"]))
-    await tracked.sent(1, str(first.response["id"]))
+    expected, thread = await left_short(fake, core, store, clock, parts=2)
     before = len(in_channel(fake, thread))
     clock.advance(timedelta(minutes=11))
     other = journal(store, clock, core, "b", client)
@@ -114,17 +125,7 @@ async def test_a_stale_thread_tells_its_requester_in_the_thread(
 ) -> None:
     store, clock = ledger
     client = await start_bot(core)
-    request = core.request("2026-01-31")
-    expected = render_discord(await core.build(request))
-    await fake.command("vllm-report", {"window": "2026-01-31"})
-    await posted_in_full(fake, len(expected.thread))
-    (parent_call,) = fake.find("POST", r"webhooks/\d+/[^/]+$")
-    thread = thread_ids(fake)[0]
-    dead = journal(store, clock, core, "dead", None)
-    tracked = await dead.open(
-        platform="discord", channel=str(CHANNEL_ID), user="1", request=request
-    )
-    await tracked.sent(0, str(parent_call.response["id"]))
+    _, thread = await left_short(fake, core, store, clock, parts=1)
     before = len(in_channel(fake, thread))
     clock.advance(timedelta(hours=2))
     assert await journal(store, clock, core, "b", client).recover() == 1

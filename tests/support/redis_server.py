@@ -144,9 +144,10 @@ class Sandbox:
 
 
 @asynccontextmanager
-async def connect(url: str) -> AsyncIterator[Redis]:
-    """A client with short timeouts, closed on exit."""
-    client = Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=1.0)
+async def connect(url: str, reply_s: float = 1.0) -> AsyncIterator[Redis]:
+    """A client with short timeouts (``reply_s`` seconds a reply, half that to connect), closed
+    on exit."""
+    client = Redis.from_url(url, socket_connect_timeout=reply_s / 2, socket_timeout=reply_s)
     try:
         yield client
     finally:
@@ -154,11 +155,12 @@ async def connect(url: str) -> AsyncIterator[Redis]:
 
 
 @asynccontextmanager
-async def sandbox() -> AsyncIterator[Sandbox]:
-    """A fresh key prefix on the session's Redis; its keys are deleted afterwards."""
+async def sandbox(reply_s: float = 1.0) -> AsyncIterator[Sandbox]:
+    """A fresh key prefix on the session's Redis; its keys are deleted afterwards. ``reply_s``
+    bounds each reply (tests about outages keep it short; tests about claims may not)."""
     url = shared_url()
     prefix = f"test-{uuid.uuid4().hex[:12]}:"
-    async with connect(url) as client:
+    async with connect(url, reply_s) as client:
         yield Sandbox(url, prefix, client)
         keys = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
         if keys:

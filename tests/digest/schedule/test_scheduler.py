@@ -101,7 +101,7 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
     """Scheduler dependencies on a real Redis (clock-driven ledger) or on SQLite state."""
     clock = Clock(START)
     if request.param == "redis":
-        async with sandbox() as box:
+        async with sandbox(reply_s=30.0) as box:
             # Generous timeouts: these tests are about claims and builds, and a loaded machine
             # must not turn a slow reply into an outage (the outage tests set their own).
             state = RedisState(box.client, prefix=box.prefix, timeout=30.0)

@@ -95,7 +95,7 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
     clock = Clock(START)
     digest = await sample_digest()
     if request.param == "redis":
-        async with sandbox() as box:
+        async with sandbox(reply_s=30.0) as box:
             yield World(
                 clock, RedisLedger(box.client, prefix=box.prefix, timeout=30.0), digest=digest
             )

@@ -153,7 +153,9 @@ async def test_a_failed_section_falls_back_alone(
 ) -> None:
     """A section that fails keeps the template's text with a note; the others are the model's."""
     fake.script("hot", responder)
-    written = await make_writer(timeout=0.5).write(analysis, "en")
+    # only the slow section may time out, however slow the machine is for the others
+    writer = make_writer(timeout=1.5 if reason == "timed out" else 30.0)
+    written = await writer.write(analysis, "en")
     hot = next(s for s in written.sections if s.id == "hot")
     assert hot.writer == "template"
     assert len(written.notes) == 1

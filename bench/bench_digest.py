@@ -10,10 +10,10 @@ are also measured without a token (60 requests an hour, 10 searches a minute). L
 long-lived process builds ten distinct 30-day digests and reports its RSS, as ``serve`` would.
 
 Each window is measured in its own process (so its RSS high-water mark is its own) and the fake
-GitHub runs in another (so neither its CPU nor its memory is counted). The pipeline's clock is
-injected and has microseconds (as a real clock has); its ``sleep`` advances that clock instead
-of waiting (rate-limit waits are simulated and reported), and the fake's clock follows it
-through a request header.
+GitHub runs in another (so neither its CPU nor its memory is counted); each paces its garbage
+collector as ``serve`` does. The pipeline's clock is injected and has microseconds (as a real
+clock has); its ``sleep`` advances that clock instead of waiting (rate-limit waits are simulated
+and reported), and the fake's clock follows it through a request header.
 
     python bench/bench_digest.py [--windows 1,7,30] [--anonymous 1,7,30] [--memory 10] [--seed 1]
         [--review-share 0.5]
@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.compose import Runtime, build_runtime
 from bot.discord.render import render_discord
+from bot.process.collector import pace_collector
 from bot.slack.render import render_slack
 from config.settings import GitHubSettings, Settings, load_config
 from digest.errors import RateLimited
@@ -553,12 +554,14 @@ def main() -> None:
     if args.serve:
         asyncio.run(serve(args.serve, args.seed, args.review_share))
     elif args.measure:
+        pace_collector()  # as `serve` and the CLI do
         out: IO[str] = sys.stdout
         found = asyncio.run(
             measure(args.measure, args.backfill, args.seed, args.anon_run, args.review_share)
         )
         out.write(json.dumps(found) + "\n")
     elif args.memory_run:
+        pace_collector()
         out = sys.stdout
         out.write(json.dumps(asyncio.run(serve_memory(args.seed, args.memory_run))) + "\n")
     else:

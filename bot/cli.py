@@ -378,5 +378,13 @@ def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:
     logging.getLogger("config.settings").setLevel(logging.WARNING)
 
 
+def run() -> int:
+    """The ``vllm-report`` program: :func:`main` in a process paced for large digests."""
+    from bot.process.collector import pace_collector
+
+    pace_collector()
+    return main()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run())

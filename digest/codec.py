@@ -3,6 +3,14 @@
 ``decode_digest(encode_digest(d)) == d`` for every digest: all sections, blocks and spans
 (text with its style, item and user references). A payload of another codec version or of
 another model schema version raises :class:`CodecError`, which a cache treats as a miss.
+
+Spans, blocks and list items are positional arrays, not objects: a 30-day digest holds
+thousands of each, and their keys would be most of its size. A plain text span is a string;
+a styled one ``[0, text, style]``, an item reference ``[1, number, url, title]``, a user
+``[2, login, url]``; a block is ``["p", spans]``, ``["h", text]`` or ``["b", entries]``; an
+item is its fields in :class:`~digest.models.Item` order, times in UTC microseconds. The text is
+ASCII (other characters escaped): one byte a character, where one emoji would make a 30-day
+digest's text four bytes a character, and a transient allocation that large stays in the heap.
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from digest.mirror.rows import item_from_dict, item_to_dict
+from digest.mirror.rows import from_micros, opt_micros, opt_moment, to_micros
 from digest.models import (
     SCHEMA_VERSION,
     Block,
@@ -19,7 +27,10 @@ from digest.models import (
     Counts,
     Digest,
     Inline,
+    Item,
+    ItemKind,
     ItemRef,
+    ItemState,
     Paragraph,
     Pointer,
     Section,
@@ -30,29 +41,56 @@ from digest.models import (
     Window,
 )
 
-CODEC_VERSION = 2
+CODEC_VERSION = 3
 
 
 class CodecError(ValueError):
     """A payload that is not a digest of this codec and schema version."""
 
 
-def _span(span: Inline) -> dict[str, Any]:
+_TEXT, _ITEM, _USER = 0, 1, 2
+
+
+def _span(span: Inline) -> Any:
     if isinstance(span, Text):
-        return {"t": "text", "text": span.text, "style": span.style}
+        return span.text if span.style == "plain" else [_TEXT, span.text, span.style]
     if isinstance(span, ItemRef):
-        return {"t": "item", "number": span.number, "url": span.url, "title": span.title}
+        return [_ITEM, span.number, span.url, span.title]
     if isinstance(span, Pointer):
         raise CodecError("a digest holds no pointers")
-    return {"t": "user", "login": span.login, "url": span.url}
+    return [_USER, span.login, span.url]
 
 
-def _block(block: Block) -> dict[str, Any]:
+def _block(block: Block) -> list[Any]:
     if isinstance(block, Paragraph):
-        return {"t": "paragraph", "spans": [_span(s) for s in block.spans]}
+        return ["p", [_span(s) for s in block.spans]]
     if isinstance(block, Subheading):
-        return {"t": "subheading", "text": block.text}
-    return {"t": "bullets", "items": [[_span(s) for s in entry] for entry in block.items]}
+        return ["h", block.text]
+    return ["b", [[_span(s) for s in entry] for entry in block.items]]
+
+
+def _item(item: Item) -> list[Any]:
+    return [
+        item.repo,
+        item.number,
+        item.kind.value,
+        item.title,
+        item.author,
+        item.author_is_bot,
+        item.labels,
+        item.state.value,
+        item.state_reason,
+        to_micros(item.created_at),
+        to_micros(item.updated_at),
+        opt_micros(item.closed_at),
+        opt_micros(item.merged_at),
+        item.url,
+        item.body_excerpt,
+        item.comments_total,
+        item.draft,
+        item.author_association,
+        item.fixes,
+    ]
 
 
 def _moment(value: datetime | None) -> str | None:
@@ -94,34 +132,77 @@ def encode_digest(digest: Digest) -> str:
             "completion_tokens": digest.usage.completion_tokens,
         },
         "notes": list(digest.notes),
-        "lists": [
-            [key, [{"repo": i.repo, "number": i.number, **item_to_dict(i)} for i in items]]
-            for key, items in digest.lists
-        ],
+        "lists": [[key, [_item(i) for i in items]] for key, items in digest.lists],
     }
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(payload, separators=(",", ":"))
 
 
-def _read_span(data: dict[str, Any]) -> Inline:
-    kind = data["t"]
-    if kind == "text":
-        return Text(data["text"], data["style"])
-    if kind == "item":
-        return ItemRef(data["number"], data["url"], data["title"])
-    if kind == "user":
-        return UserRef(data["login"], data["url"])
-    raise CodecError(f"unknown span type {kind!r}")
+class _Reader:
+    """Reads spans and blocks, one object for each distinct plain text and user: a 30-day
+    appendix repeats its few connecting words and its authors thousands of times."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, Text] = {}
+        self._users: dict[str, UserRef] = {}
+
+    def span(self, data: Any) -> Inline:
+        if isinstance(data, str):
+            text = self._texts.get(data)
+            if text is None:
+                text = self._texts[data] = Text(data)
+            return text
+        kind = data[0]
+        if kind == _ITEM:
+            return ItemRef(data[1], data[2], data[3])
+        if kind == _USER:
+            user = self._users.get(data[2])
+            if user is None or user.login != data[1]:
+                user = self._users[data[2]] = UserRef(data[1], data[2])
+            return user
+        if kind == _TEXT:
+            return Text(data[1], data[2])
+        raise CodecError(f"unknown span type {kind!r}")
+
+    def block(self, data: list[Any]) -> Block:
+        kind, body = data
+        span = self.span
+        if kind == "b":
+            return BulletList(tuple(tuple(map(span, entry)) for entry in body))
+        if kind == "p":
+            return Paragraph(tuple(map(span, body)))
+        if kind == "h":
+            return Subheading(body)
+        raise CodecError(f"unknown block type {kind!r}")
 
 
-def _read_block(data: dict[str, Any]) -> Block:
-    kind = data["t"]
-    if kind == "paragraph":
-        return Paragraph(tuple(_read_span(s) for s in data["spans"]))
-    if kind == "subheading":
-        return Subheading(data["text"])
-    if kind == "bullets":
-        return BulletList(tuple(tuple(_read_span(s) for s in entry) for entry in data["items"]))
-    raise CodecError(f"unknown block type {kind!r}")
+_KINDS = {kind.value: kind for kind in ItemKind}
+_STATES = {state.value: state for state in ItemState}
+
+
+def _read_item(data: list[Any]) -> Item:
+    (repo, number, kind, title, author, bot, labels, state, reason) = data[:9]
+    (created, updated, closed, merged, url, body, total, draft, association, fixes) = data[9:]
+    return Item(
+        repo=repo,
+        number=number,
+        kind=_KINDS[kind],
+        title=title,
+        author=author,
+        author_is_bot=bot,
+        labels=tuple(labels),
+        state=_STATES[state],
+        state_reason=reason,
+        created_at=from_micros(created),
+        updated_at=from_micros(updated),
+        closed_at=opt_moment(closed),
+        merged_at=opt_moment(merged),
+        url=url,
+        body_excerpt=body,
+        comments_total=total,
+        draft=draft,
+        author_association=association,
+        fixes=tuple(fixes),
+    )
 
 
 def _read_moment(value: str | None) -> datetime | None:
@@ -137,6 +218,7 @@ def decode_digest(text: str | bytes) -> Digest:
         if data.get("schema_version") != SCHEMA_VERSION:
             raise CodecError(f"digest schema {data.get('schema_version')!r}")
         w = data["window"]
+        block = _Reader().block
         return Digest(
             repo=data["repo"],
             window=Window(
@@ -152,7 +234,7 @@ def decode_digest(text: str | bytes) -> Digest:
                 Section(
                     id=s["id"],
                     title=s["title"],
-                    blocks=tuple(_read_block(b) for b in s["blocks"]),
+                    blocks=tuple(map(block, s["blocks"])),
                     writer=s["writer"],
                     fallback=s.get("fallback", ""),
                 )
@@ -164,13 +246,10 @@ def decode_digest(text: str | bytes) -> Digest:
             display_name=data["display_name"],
             usage=Usage(**data["usage"]),
             notes=tuple(data["notes"]),
-            lists=tuple(
-                (key, tuple(item_from_dict(i["repo"], i["number"], i) for i in items))
-                for key, items in data["lists"]
-            ),
+            lists=tuple((key, tuple(_read_item(i) for i in items)) for key, items in data["lists"]),
             schema_version=data["schema_version"],
         )
     except CodecError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise CodecError(f"not a cached digest: {exc}") from exc

@@ -45,23 +45,21 @@ def tidy(spans: Sequence[Inline]) -> Spans:
     """Adjacent plain Text spans merged, empty ones dropped."""
     out: list[Inline] = []
     for span in spans:
-        if isinstance(span, Text):
-            if not span.text:
-                continue
-            last = out[-1] if out else None
-            if isinstance(last, Text) and last.style == span.style == "plain":
-                out[-1] = Text(last.text + span.text)
-                continue
-        out.append(span)
+        _add(out, span)
     return tuple(out)
 
 
-def _as_spans(part: Part) -> list[Inline]:
-    if isinstance(part, Text | ItemRef | UserRef | Pointer):
-        return [part]
-    if isinstance(part, str | int):
-        return [Text(str(part))]
-    return list(part)
+def _add(out: list[Inline], span: Inline) -> None:
+    """Append ``span`` to tidy spans ``out``, keeping them tidy."""
+    if isinstance(span, Text):
+        if not span.text:
+            return
+        if span.style == "plain" and out:
+            last = out[-1]
+            if isinstance(last, Text) and last.style == "plain":
+                out[-1] = Text(last.text + span.text)
+                return
+    out.append(span)
 
 
 @lru_cache(maxsize=1024)
@@ -86,10 +84,18 @@ def compose(template: str, /, **parts: Part) -> Spans:
     out: list[Inline] = []
     for before, name, written in _pieces(template):
         if before:
-            out.append(Text(before))
-        if name:
-            out.extend(_as_spans(parts[name]) if name in parts else [Text(written)])
-    return tidy(out)
+            _add(out, Text(before))
+        if not name:
+            continue
+        part = parts.get(name, written)
+        if isinstance(part, Text | ItemRef | UserRef | Pointer):
+            _add(out, part)
+        elif isinstance(part, str | int):
+            _add(out, Text(str(part)))
+        else:
+            for span in part:
+                _add(out, span)
+    return tuple(out)
 
 
 def say(key: str, lang: str, plural: int | None = None, /, **parts: Part) -> Spans:

@@ -35,6 +35,7 @@ from bot.compose import (
     utcnow,
 )
 from bot.connection import Connection
+from bot.process.collector import pace_collector
 from bot.process.health import HealthServer, health_app, start_health
 from bot.process.logs import configure
 from bot.process.metrics import ErrorCounter
@@ -325,6 +326,7 @@ def serve_main(
 ) -> int:
     """The ``vllm-report serve`` entry point: settings from the environment, logs, then serve."""
     settings, config = load_settings(config_path)
+    pace_collector()
     level = logging.DEBUG if verbose else logging.INFO
     configure(json_lines=settings.log_json, level=level, stream=err)
     errors = ErrorCounter()

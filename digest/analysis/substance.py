@@ -13,8 +13,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from digest.analysis.hot import human_comments
+from digest.analysis.text import PER_TEXT
 from digest.models import Comment, Item, Window
 
 # A line found in this many bodies of the window is the repository's template.
@@ -84,8 +86,13 @@ def _boilerplate(line: str, template: frozenset[str]) -> bool:
 
 def description_words(item: Item, template: frozenset[str] = frozenset()) -> int:
     """Words in the filled-in part of ``item``'s description (see the module docstring)."""
+    return _description_words(item.body_excerpt, template)
+
+
+@lru_cache(maxsize=PER_TEXT)
+def _description_words(body: str, template: frozenset[str]) -> int:
     total = 0
-    for line in item.body_excerpt.splitlines():
+    for line in body.splitlines():
         if not line.strip() or _boilerplate(line, template):
             continue
         blocks = line.count("[code]")

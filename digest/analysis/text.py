@@ -13,6 +13,11 @@ from digest.github.names import LOGIN
 
 _V = TypeVar("_V")
 
+# How many texts a per-text memo of the analysis keeps: a 31-day vLLM window's items, twice.
+# The memos are keyed by the texts themselves, so a rebuild of an overlapping window (the
+# same window a minute later, the next day's) analyses only what is new or was edited.
+PER_TEXT = 1 << 14
+
 _TAG = re.compile(r"\[([^\[\]]{1,40})\]")
 _TAG_SPLIT = re.compile(r"[/,&+|]|\s+")
 _CONVENTIONAL = re.compile(
@@ -190,6 +195,7 @@ def without(text: str, phrases: Iterable[str]) -> str:
     return text
 
 
+@lru_cache(maxsize=PER_TEXT)
 def title_tags(title: str) -> tuple[str, ...]:
     """The lower-cased bracketed tags of a title: ``[ROCm][CI/Build] x`` → rocm, ci, build.
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from digest.analysis.text import (
+    PER_TEXT,
     may_hold,
     prose_lines,
     text_lines,
@@ -50,29 +52,30 @@ _PERF_WORDS = words(
 )
 
 
-def _label_set(item: Item) -> set[str]:
-    return {label.strip().lower() for label in item.labels}
-
-
 def group_of(item: Item) -> str:
     """performance, fixes or ecosystem: from the title tags, then labels, then title words."""
-    for tag in title_tags(item.title):
+    return _group(item.title, item.labels)
+
+
+@lru_cache(maxsize=PER_TEXT)
+def _group(title: str, item_labels: tuple[str, ...]) -> str:
+    for tag in title_tags(title):
         if tag in _FIX_TAGS:
             return "fixes"
         if tag in _REQUEST_TAGS:
             return "ecosystem"
         if tag in _PERF_TAGS:
             return "performance"
-    labels = _label_set(item)
+    labels = {label.strip().lower() for label in item_labels}
     if labels & _FIX_LABELS:
         return "fixes"
     if labels & _REQUEST_LABELS:
         return "ecosystem"
     if labels & _PERF_LABELS:
         return "performance"
-    if words_in(item.title, _FIX_WORDS):
+    if words_in(title, _FIX_WORDS):
         return "fixes"
-    if words_in(item.title, _PERF_WORDS):
+    if words_in(title, _PERF_WORDS):
         return "performance"
     return "ecosystem"
 
@@ -99,42 +102,52 @@ def match_topic(item: Item, topic: Topic) -> TopicItem | None:
     one appears in the first lines of prose, so a stray word in a pasted log does not match.
     The topic's ``ignore`` phrases ("AMD EPYC", the word "instinct") are no keyword evidence.
     """
+    found = _evidence(topic, item.title, item.body_excerpt, item.labels, item.author)
+    if found is None:
+        return None
+    score, reasons = found
+    return TopicItem(item=item, score=score, group=group_of(item), reasons=reasons)
+
+
+@lru_cache(maxsize=PER_TEXT)
+def _evidence(
+    topic: Topic, title: str, body: str, item_labels: tuple[str, ...], author: str
+) -> tuple[float, tuple[str, ...]] | None:
+    """The score and reasons of an item with these texts in ``topic``; ``None``: too weak."""
     reasons: list[str] = []
     score = 0.0
     wanted = {label.lower() for label in topic.labels}
-    labels = [label for label in item.labels if label.lower() in wanted]
+    labels = [label for label in item_labels if label.lower() in wanted]
     if labels:
         score += LABEL_SCORE
         reasons.extend(f"label:{label}" for label in labels)
-    tags = _tag_hits(item.title, topic.tags)
+    tags = _tag_hits(title, topic.tags)
     if tags:
         score += TAG_SCORE
         reasons.extend(f"tag:{tag}" for tag in tags)
-    login = item.author.lower()
+    login = author.lower()
     authors = [p for p in topic.authors if fnmatch.fnmatchcase(login, p.lower())]
     if authors:
         score += AUTHOR_SCORE
         reasons.extend(f"author:{pattern}" for pattern in authors)
     title_words: tuple[str, ...] = ()
     keywords = tuple(topic.keywords)
-    if may_hold(item.title, keywords):
-        title_words = words_in(without(item.title, topic.ignore), keywords)
+    if may_hold(title, keywords):
+        title_words = words_in(without(title, topic.ignore), keywords)
     if title_words:
         score += TITLE_SCORE + EXTRA_WORD_SCORE * (len(title_words) - 1)
         reasons.extend(f"keyword:{word}" for word in title_words)
     body_words: tuple[str, ...] = ()
-    if may_hold(item.body_excerpt, keywords):
+    if may_hold(body, keywords):
         body_words = tuple(
-            w
-            for w in _body_hits(without(item.body_excerpt, topic.ignore), keywords)
-            if w not in title_words
+            w for w in _body_hits(without(body, topic.ignore), keywords) if w not in title_words
         )
     if body_words:
         score += BODY_SCORE + EXTRA_WORD_SCORE * (len(body_words) - 1)
         reasons.extend(f"body:{word}" for word in body_words)
     if score < THRESHOLD:
         return None
-    return TopicItem(item=item, score=score, group=group_of(item), reasons=tuple(reasons))
+    return score, tuple(reasons)
 
 
 def match_topics(items: Sequence[Item], topics: Sequence[Topic]) -> tuple[TopicMatch, ...]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
-from digest.analysis.text import Needles, folded
+from digest.analysis.text import PER_TEXT, Needles, folded
 from digest.analysis.types import Trend
 from digest.models import Item
 
@@ -160,7 +160,7 @@ class _Index:
     finds the needles present, and only their terms (and those without needles) run their
     patterns, without ``re.I`` on the :func:`folded` text where a pattern allows it."""
 
-    __slots__ = ("_always", "_lowered", "_needles", "_terms")
+    __slots__ = ("_always", "_lowered", "_needles", "_positions", "_terms")
 
     def __init__(self, vocabulary: tuple[Term, ...]) -> None:
         by_needle: dict[str, list[int]] = {}
@@ -171,9 +171,15 @@ class _Index:
         self._needles = Needles({n: tuple(t) for n, t in by_needle.items()})
         self._always = frozenset(i for i, term in enumerate(vocabulary) if not term.needles)
         self._lowered = tuple(_for_lowered(term.source) for term in vocabulary)
+        self._positions = lru_cache(maxsize=PER_TEXT)(self._scan)
 
     def mentions(self, item: Item) -> tuple[Term, ...]:
-        text = f"{item.title}\n{item.body_excerpt}"
+        terms = self._terms
+        return tuple(terms[i] for i in self._positions(item.title, item.body_excerpt))
+
+    def _scan(self, title: str, body: str) -> tuple[int, ...]:
+        """The vocabulary positions of the terms the title or body mentions, in order."""
+        text = f"{title}\n{body}"
         lowered = text.lower()
         candidates = set(self._always)
         for positions in self._needles.values(lowered):
@@ -182,12 +188,12 @@ class _Index:
             return ()
         subject = lowered if text.isascii() else folded(text)
         terms, fast = self._terms, self._lowered
-        found: list[Term] = []
+        found: list[int] = []
         for i in sorted(candidates):
             pattern = fast[i]
             hit = pattern.search(subject) if pattern else terms[i].pattern.search(text)
             if hit is not None:
-                found.append(terms[i])
+                found.append(i)
         return tuple(found)
 
 

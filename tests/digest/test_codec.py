@@ -85,11 +85,14 @@ def test_round_trip_is_lossless(digest: Digest) -> None:
 
 
 def test_payload_is_versioned_json() -> None:
-    """The payload is JSON that names its codec and schema versions and keeps text readable."""
-    data = json.loads(encode_digest(sample()))
+    """The payload is ASCII JSON that names its codec and schema versions: text beyond ASCII
+    (Chinese titles, emoji) is escaped and decodes back as written."""
+    payload = encode_digest(sample())
+    data = json.loads(payload)
+    assert payload.isascii()
     assert data["codec"] == CODEC_VERSION
     assert data["schema_version"] == sample().schema_version
-    assert "每日开发状态摘要" in encode_digest(sample())
+    assert data["sections"][0]["title"] == "📊 每日开发状态摘要"
 
 
 @pytest.mark.parametrize(
@@ -99,10 +102,12 @@ def test_payload_is_versioned_json() -> None:
         "[]",
         json.dumps({"codec": CODEC_VERSION + 1}),
         encode_digest(sample()).replace('"schema_version":1', '"schema_version":99'),
-        encode_digest(sample()).replace('"t":"user"', '"t":"video"'),
+        encode_digest(sample()).replace('["h",', '["video",'),
+        encode_digest(sample()).replace("[2,", "[7,"),
+        encode_digest(sample()).replace('["h",', '["h"],["h",'),
         encode_digest(sample()).replace('"lang":"zh",', ""),
     ],
-    ids=["garbage", "list", "codec", "schema", "span", "missing"],
+    ids=["garbage", "list", "codec", "schema", "block", "span", "short", "missing"],
 )
 def test_foreign_payloads_are_rejected(payload: str) -> None:
     """Anything but this codec's own payload raises CodecError (a cache miss)."""

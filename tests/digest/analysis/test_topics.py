@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from digest.analysis.topics import group_of, match_topic, match_topics
@@ -85,6 +87,19 @@ def test_keyword_only_deep_in_the_body_does_not_match() -> None:
     prose = "\n".join(f"Step {i} of the reproduction does the usual thing here." for i in range(8))
     item = make_item(1, "Slow startup", body=f"{prose}\nIt was also reported on AMD once.")
     assert match_topic(item, rocm()) is None
+
+
+def test_an_edited_item_is_matched_as_it_now_reads() -> None:
+    """Results are remembered by the item's texts, not its number: the same item with a ROCm
+    label, then edited to a ROCm title, then with the label removed, is matched each time as
+    it reads then."""
+    item = make_item(7, "Slow startup", labels=("rocm",))
+    first = match_topic(item, rocm())
+    assert first is not None and first.reasons == ("label:rocm",)
+    edited = match_topic(replace(item, title="Slow startup on MI300X"), rocm())
+    assert edited is not None and "keyword:MI300X" in edited.reasons
+    assert match_topic(replace(item, labels=()), rocm()) is None
+    assert match_topic(item, rocm()) == first
 
 
 def test_sample_recall_and_precision() -> None:

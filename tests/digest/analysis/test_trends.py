@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +30,14 @@ def test_specific_model_names() -> None:
     terms = {t.term for t in mentions(item)}
     assert {"Qwen3.5", "DeepSeek-V3.2", "gpt-oss", "Llama"} <= terms
     assert not {"Qwen3", "DeepSeek-V3"} & terms
+
+
+def test_an_edited_item_mentions_what_it_now_says() -> None:
+    """Mentions are remembered by the item's texts: the same number edited reads anew."""
+    item = make_item(1, "Qwen3.5 accuracy")
+    assert "Qwen3.5" in {t.term for t in mentions(item)}
+    edited = {t.term for t in mentions(replace(item, title="Llama 4 accuracy"))}
+    assert "Llama" in edited and "Qwen3.5" not in edited
 
 
 def test_features_and_hardware() -> None:

@@ -7,8 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from digest.analysis.trends import HISTORY_WINDOWS
-from digest.analysis.types import WindowData
+from digest.analysis.types import HISTORY_WINDOWS, WindowData
 from digest.errors import ConfigError
 from digest.i18n import t
 from digest.mirror.store import Completion, Store, Sync

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from digest.analysis.text import PER_TEXT, Needles, folded
-from digest.analysis.types import Trend
+from digest.analysis.types import HISTORY_WINDOWS, Trend
 from digest.models import Item
 
 MIN_ITEMS = 2
@@ -240,9 +240,6 @@ def trends(
     return tuple(
         Trend(term=term.term, kind=term.kind, items=tuple(hits)) for term, hits in ranked[:limit]
     )
-
-
-HISTORY_WINDOWS = 7
 
 
 def against_history(

@@ -40,6 +40,9 @@ class Lists:
         return tuple((key, getattr(self, key)) for key in LIST_KEYS)
 
 
+HISTORY_WINDOWS = 7  # the earlier windows a window's trends are compared with
+
+
 LIST_KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 

@@ -24,7 +24,8 @@ from digest.models import (
     iter_spans,
 )
 from digest.spans import user_url
-from digest.writers.template import TemplateWriter, section_ids
+from digest.writers.template import TemplateWriter
+from digest.writers.template.report import section_ids
 from tests.digest.test_i18n import EN_HEADINGS, ZH_HEADINGS
 from tests.support.analysis_sample import (
     REPO,

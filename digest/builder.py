@@ -143,7 +143,7 @@ class DigestBuilder:
         if self._sync is not None:
             result = await self._sync.ensure(request.repo, request.window)
             synced_at, covered = result.synced_at, result.covered_from
-            notes.extend(result.notes)
+            notes.extend(note.text(request.lang) for note in result.notes)
             if result.completion is not None:
                 notes.append(completion_note(result.completion, request.lang))
         else:

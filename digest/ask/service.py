@@ -94,7 +94,7 @@ class Asker:
                 notes.append(_stale_note(exc, synced_at, question.lang))
             else:
                 synced_at = result.synced_at
-                notes.extend(result.notes)
+                notes.extend(note.text(question.lang) for note in result.notes)
         else:
             synced_at = (await self._store.get_sync_state(question.repo)).synced_at
         repo_url = f"{self._web_url}/{question.repo}"

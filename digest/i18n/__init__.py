@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from digest.i18n.answers import ANSWERS
 from digest.i18n.notes import NOTES
@@ -431,6 +432,21 @@ def fill(template: str, values: Mapping[str, object]) -> str:
 def t(key: str, lang: str, plural: int | None = None, /, **values: object) -> str:
     """The phrase ``key`` in ``lang`` filled with ``values`` (``plural``: see ``phrase``)."""
     return fill(phrase(key, lang, plural), values)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note said later, in each reader's language: a catalog key and its values, where a
+    value named ``what`` is a catalog key too (the name of what is missing)."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def text(self, lang: str) -> str:
+        values = dict(self.values)
+        if "what" in values:
+            values["what"] = t(values["what"], lang)
+        return t(self.key, lang, **values)
 
 
 def count_of(n: int, noun: str, lang: str) -> str:

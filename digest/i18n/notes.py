@@ -32,6 +32,35 @@ NOTES: Mapping[str, tuple[str, str]] = {
         "complete after about {when}: about {n} more GitHub requests at {rate} an hour; build "
         "it again then (a GITHUB_TOKEN raises the limit to 5,000 an hour)",
     ),
+    # what a sync left missing (digest.mirror.sync); times are UTC, ``{what}`` a stream below
+    "sync.behind": ("{what}：{since} 之后的尚未同步", "{what} after {since} not synced yet"),
+    "sync.unsearched": (
+        "{start} 至 {end} 的 Issue 和 PR 尚未检索",
+        "issues and PRs of {start} to {end} not searched yet",
+    ),
+    "sync.resets": ("GitHub 的速率限制于 {when} 重置", "GitHub's limit resets at {when}"),
+    "sync.search_incomplete": (
+        "GitHub 搜索 {span} 的结果不完整，计数可能偏低",
+        "GitHub search gave incomplete results for {span}; counts may be low",
+    ),
+    "sync.items_skipped": (
+        "{span} 期间有 {n} 个被讨论的条目未获取（超出请求预算），热门讨论可能不完整",
+        "{n} items discussed in {span} were not fetched (over the request budget); "
+        "hot discussions may be incomplete",
+    ),
+    "sync.comments_skipped": (
+        "{span} 的{what}未获取（超出请求预算），热门讨论可能不完整",
+        "{what} of {span} were not fetched (over the request budget); "
+        "hot discussions may be incomplete",
+    ),
+    "sync.comments_after": (
+        "{span} 中 {since} 之后发布的{what}未获取（超出请求预算），热门讨论可能不完整",
+        "{what} of {span} posted after {since} were not fetched (over the request budget); "
+        "hot discussions may be incomplete",
+    ),
+    "stream.issues": ("更新的 Issue 和 PR", "issues and PRs updated"),
+    "stream.comments": ("评论", "comments"),
+    "stream.review_comments": ("代码审查评论", "review comments"),
     "note.longest_span": (
         "检索了该时段的最后 {n} 天，这是最长的时间窗",
         "searched the last {n} days of that period, the longest window",

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from digest.i18n import Note
 from digest.mirror.store import Completion, Sync, SyncResult
 from digest.models import Window
 from digest.state.base import SharedState
@@ -30,7 +31,7 @@ class GateResult:
     """A sync result as recorded for reuse."""
 
     synced_at: datetime | None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     covered_from: datetime | None = None
     completion: Completion | None = None
 
@@ -55,7 +56,7 @@ class _Record:
         return json.dumps(
             {
                 "synced_at": _iso(result.synced_at),
-                "notes": list(result.notes),
+                "notes": [[note.key, note.values] for note in result.notes],
                 "covered_from": _iso(result.covered_from),
                 "completion": _completion_json(result.completion),
                 "start": self.start.isoformat(),
@@ -72,7 +73,10 @@ class _Record:
             data = json.loads(raw)
             result = GateResult(
                 _moment(data["synced_at"]),
-                tuple(data["notes"]),
+                tuple(
+                    Note(str(key), tuple((str(k), str(v)) for k, v in values))
+                    for key, values in data["notes"]
+                ),
                 _moment(data["covered_from"]),
                 _completion_of(data.get("completion")),
             )

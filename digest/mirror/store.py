@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from digest.models import Comment, Item, Window
+
+if TYPE_CHECKING:
+    from digest.i18n import Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +86,7 @@ class SyncResult(Protocol):
     def synced_at(self) -> datetime | None: ...
 
     @property
-    def notes(self) -> tuple[str, ...]: ...
+    def notes(self) -> tuple[Note, ...]: ...
 
     @property
     def covered_from(self) -> datetime | None:

@@ -43,6 +43,7 @@ from digest.github.parse import (
     parse_time,
     review_comment_from_api,
 )
+from digest.i18n import Note
 from digest.mirror.store import Completion, Store, SyncState
 from digest.models import CommentKind, Item, Window
 
@@ -90,7 +91,7 @@ class SyncReport:
     comments: int
     synced_at: datetime | None
     used_search: bool = False
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     covered_from: datetime | None = None
     review_comments: int = 0
     requests_by_stream: dict[str, int] = field(default_factory=dict)
@@ -105,7 +106,7 @@ class _Tally:
     requests: Counter[str] = field(default_factory=Counter)  # requests made, by stream
     done: set[str] = field(default_factory=set)  # streams read to their end
     used_search: bool = False
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     began: dict[str, datetime] = field(default_factory=dict)  # where each stream's read began
     completion: Completion | None = None
 
@@ -199,24 +200,29 @@ class Syncer:
         if state.items_cursor is None or state.items_cursor < window.start:
             raise exc
         missing: dict[Stream, datetime] = {}
-        for stream, what in _STREAM_NAMES:
+        for stream in _STREAMS:
             if stream in tally.done:
                 continue
             cursor: datetime | None = getattr(state, _CURSOR[stream])
             since = window.start if cursor is None or cursor < window.start else cursor
             missing[stream] = since
-            tally.notes.append(f"{what} after {_shown(since)} not synced yet")
+            tally.notes.append(
+                Note("sync.behind", (("what", f"stream.{stream}"), ("since", _shown(since))))
+            )
         if missing and exc.reset_at is not None:
             tally.completion = await self._completion(repo, state, tally, missing, exc.reset_at)
         if not tally.notes:  # the mirror is current; the search of an older window stopped
-            tally.notes.append(
-                f"issues and PRs of {_shown(window.start)} to {_shown(window.end)} not searched yet"
-            )
+            span = (("start", _shown(window.start)), ("end", _shown(window.end)))
+            tally.notes.append(Note("sync.unsearched", span))
         if exc.reset_at is not None:
-            tally.notes[-1] += f"; GitHub's limit resets at {_shown(exc.reset_at)}"
+            tally.notes.append(Note("sync.resets", (("when", _shown(exc.reset_at)),)))
         log.warning(
             "sync.interrupted",
-            extra={"repo": repo, "reset_at": str(exc.reset_at), "missing": list(tally.notes)},
+            extra={
+                "repo": repo,
+                "reset_at": str(exc.reset_at),
+                "missing": [note.text("en") for note in tally.notes],
+            },
         )
         return replace(state, covered_since=None), state.synced_at
 
@@ -497,9 +503,7 @@ class Syncer:
             if found:
                 state = _mark(state, items_key, self._clock())
             else:
-                tally.notes.append(
-                    f"GitHub search gave incomplete results for {span}; counts may be low"
-                )
+                tally.notes.append(Note("sync.search_incomplete", (("span", span),)))
         if not self._trusted(state, "old-comments", start, end):
             complete = True
             fetched = False
@@ -581,11 +585,9 @@ class Syncer:
             await self._store.upsert_items([item_from_api(row, repo, self._web_url)])
             tally.items.add(number)
         if allowed < len(missing):
-            tally.notes.append(
-                f"{len(missing) - allowed} items discussed in {github_time(start)}.."
-                f"{github_time(end)} were not fetched (over the request budget); "
-                "hot discussions may be incomplete"
-            )
+            span = f"{github_time(start)}..{github_time(end)}"
+            skipped = (("n", str(len(missing) - allowed)), ("span", span))
+            tally.notes.append(Note("sync.items_skipped", skipped))
 
     async def _old_comments(
         self,
@@ -606,7 +608,7 @@ class Syncer:
         Returns the state and whether the stream is complete for the window.
         """
         gap = f"{github_time(start)}..{github_time(end)}"
-        what = "review comments" if stream == "review_comments" else "comments"
+        what = f"stream.{stream}"
         partial = _partial_of(state, stream, start, end)
         since = start
         owed = 0  # pages an earlier read still needed
@@ -651,16 +653,11 @@ def _whole_second(moment: datetime, *, up: bool = False) -> datetime:
     return whole + _SECOND if up and whole != moment else whole
 
 
-def _missing_note(what: str, gap: str, reached: datetime, start: datetime) -> str:
+def _missing_note(what: str, gap: str, reached: datetime, start: datetime) -> Note:
     if reached <= start:
-        return (
-            f"{what} of {gap} were not fetched (over the request budget); "
-            "hot discussions may be incomplete"
-        )
-    return (
-        f"{what} of {gap} posted after {github_time(reached)} were not fetched (over the "
-        "request budget); hot discussions may be incomplete"
-    )
+        return Note("sync.comments_skipped", (("what", what), ("span", gap)))
+    since = (("since", github_time(reached)),)
+    return Note("sync.comments_after", (("what", what), ("span", gap), *since))
 
 
 def _partial_key(stream: CommentStream, start: datetime, end: datetime) -> str:
@@ -700,11 +697,7 @@ def _mark_partial(
 
 
 _RECONCILED = "reconciled-after"
-_STREAM_NAMES: tuple[tuple[Stream, str], ...] = (
-    ("issues", "issues and PRs updated"),
-    ("comments", "comments"),
-    ("review_comments", "review comments"),
-)
+_STREAMS: tuple[Stream, ...] = ("issues", "comments", "review_comments")
 
 
 def _shown(moment: datetime) -> str:

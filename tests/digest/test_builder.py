@@ -86,6 +86,9 @@ async def test_the_digest_built_after_the_reset_is_complete(
     stopped = await builder.build(_request("zh"))
     note = _completes(stopped.notes, "预计 2026-03-11 04:21 UTC 之后完整")
     assert "每小时可用 60 次" in note
+    assert any(n.endswith("之后的尚未同步") for n in stopped.notes)  # what is missing, in Chinese
+    assert "GitHub 的速率限制于 2026-03-11 04:21 UTC 重置" in stopped.notes
+    assert not any("not synced" in n or "limit resets" in n for n in stopped.notes)
     clock.now = RESET + timedelta(seconds=1)
     assert (await builder.build(_request("zh"))).notes == ()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from digest.i18n import (
+    Note,
     count_of,
     counts_line,
     heading,
@@ -83,3 +84,24 @@ def test_values_are_not_parsed_again() -> None:
     assert t("report.title", "en", name="{date}", date="2026-03-10") == (
         "{date} Development Report - 2026-03-10"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "en",
+            "review comments of 2026-03-10..2026-03-11 were not fetched (over the request "
+            "budget); hot discussions may be incomplete",
+        ),
+        ("zh", "2026-03-10..2026-03-11 的代码审查评论未获取（超出请求预算），热门讨论可能不完整"),
+    ],
+)
+def test_a_note_is_said_in_the_readers_language(lang: str, expected: str) -> None:
+    """A sync's note is kept as a key and values and said in each reader's language; what is
+    missing is named from the catalog too."""
+    note = Note(
+        "sync.comments_skipped",
+        (("what", "stream.review_comments"), ("span", "2026-03-10..2026-03-11")),
+    )
+    assert note.text(lang) == expected

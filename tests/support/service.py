@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from digest.builder import DigestRequest
+from digest.i18n import Note
 from digest.mirror.store import Completion
 from digest.models import Counts, Digest, ItemRef, Paragraph, Section, Text, Window
 
@@ -74,10 +75,13 @@ class CountingBuilder:
         )
 
 
+SYNCED = Note("sync.resets", (("when", "2026-03-11 04:21 UTC"),))  # what CountingSync says
+
+
 @dataclass(frozen=True, slots=True)
 class Synced:
     synced_at: datetime | None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     covered_from: datetime | None = None
     completion: Completion | None = None
 
@@ -108,7 +112,7 @@ class CountingSync:
         if self.before is not None:
             await self.before()
         covered = None if self.searched else window.start
-        return Synced(self.clock(), ("synced",), covered, self.completion)
+        return Synced(self.clock(), (SYNCED,), covered, self.completion)
 
 
 async def until(predicate: Callable[[], bool], seconds: float = 5.0) -> None:

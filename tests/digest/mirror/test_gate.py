@@ -18,7 +18,7 @@ from digest.models import Window
 from digest.state.base import SharedState
 from tests.support.clock import Clock
 from tests.support.redis_server import connect, free_port, sandbox
-from tests.support.service import DAY, REPO, START, T0, CountingSync, until
+from tests.support.service import DAY, REPO, START, SYNCED, T0, CountingSync, until
 
 
 @dataclass
@@ -70,7 +70,7 @@ async def test_recent_sync_is_reused_until_stale(env: Env) -> None:
     env.clock.now += timedelta(seconds=59)
     again = await gated.ensure(REPO, DAY)
     assert len(sync.calls) == 1 and again.synced_at == first.synced_at
-    assert again.notes == ("synced",)
+    assert again.notes == (SYNCED,)
     env.clock.now += timedelta(seconds=2)
     await gated.ensure(REPO, DAY)
     assert len(sync.calls) == 2
@@ -110,7 +110,7 @@ async def test_replica_reuses_only_what_the_recorded_sync_covered(env: Env) -> N
     old = Window(T0 - timedelta(days=20), T0 - timedelta(days=19))
     await gate(env, searched, 0).ensure(REPO, old)
     second = gate(env, other, 1)
-    assert (await second.ensure(REPO, old)).notes == ("synced",)
+    assert (await second.ensure(REPO, old)).notes == (SYNCED,)  # as the other replica said it
     await second.ensure(REPO, Window(old.end, old.end + timedelta(days=1)))
     assert (len(searched.calls), len(other.calls)) == (1, 1)
 

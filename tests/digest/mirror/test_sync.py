@@ -324,7 +324,7 @@ async def test_rate_limit_mid_sync_reports_the_gap_and_the_next_sync_resumes(
     rig = await rig_factory(one_day)
     rig.fake.exhaust_from = 3
     stopped = await rig.syncer.ensure(REPO, today(one_day))
-    assert stopped.notes[-1].endswith("GitHub's limit resets at 2026-03-11 04:21 UTC")
+    assert stopped.notes[-1].text("en") == "GitHub's limit resets at 2026-03-11 04:21 UTC"
     state = await rig.store.get_sync_state(REPO)
     assert state.items_cursor is not None and state.synced_at is None
     rig.fake.exhaust_from = None
@@ -431,7 +431,9 @@ async def test_old_comments_over_budget_are_skipped_with_a_note(
     window = today(twenty_days, 18)
     report = await rig.syncer.ensure(REPO, window)
     assert await rig.counts(window) == twenty_days.expected_counts(window.start, window.end)
-    assert len(report.notes) == 1 and "hot discussions may be incomplete" in report.notes[0]
+    assert len(report.notes) == 1
+    assert "hot discussions may be incomplete" in report.notes[0].text("en")
+    assert "热门讨论可能不完整" in report.notes[0].text("zh")
     comment_pages = [r for r in rig.fake.requests if r.path.endswith("/comments")]
     assert len(comment_pages) <= 2
 
@@ -535,7 +537,7 @@ async def test_old_comments_over_budget_are_not_read_again_minutes_later(
     async def old_pages() -> set[tuple[str, str]]:
         seen = len(rig.fake.requests)
         report = await rig.syncer.ensure(REPO, window)
-        assert "hot discussions may be incomplete" in " ".join(report.notes)
+        assert "hot discussions may be incomplete" in " ".join(n.text("en") for n in report.notes)
         return {
             (r.path, r.query.get("since", ""))
             for r in rig.fake.requests[seen:]
@@ -563,11 +565,11 @@ async def test_rolling_window_reads_no_old_comment_page_again_a_minute_later(
         return Window(now - timedelta(days=5), now)
 
     first = await rig.syncer.ensure(REPO, rolling())
-    assert "hot discussions may be incomplete" in " ".join(first.notes)
+    assert "hot discussions may be incomplete" in " ".join(n.text("en") for n in first.notes)
     rig.clock.advance(timedelta(minutes=1, microseconds=250001))
     again = await rig.syncer.ensure(REPO, rolling())
     assert again.requests <= 3 and not again.used_search
-    assert "hot discussions may be incomplete" in " ".join(again.notes)
+    assert "hot discussions may be incomplete" in " ".join(n.text("en") for n in again.notes)
 
 
 async def test_renamed_repository_keeps_its_mirror(
@@ -626,12 +628,14 @@ async def test_backfill_stopped_by_the_limit_says_what_is_missing_and_resumes(
     stopped = await rig.syncer.ensure(REPO, window)
     assert stopped.covered_from is None
     assert (await rig.store.get_sync_state(REPO)).covered_since is None
-    comments, reviews = stopped.notes
+    comments, reviews, resets = (note.text("en") for note in stopped.notes)
     assert comments.startswith("comments after 2026-03-10 ") and comments.endswith("not synced yet")
-    assert reviews == (
-        "review comments after 2026-03-10 03:21 UTC not synced yet; "
-        "GitHub's limit resets at 2026-03-11 04:21 UTC"
-    )
+    assert reviews == "review comments after 2026-03-10 03:21 UTC not synced yet"
+    assert resets == "GitHub's limit resets at 2026-03-11 04:21 UTC"
+    assert [note.text("zh") for note in stopped.notes][1:] == [
+        "代码审查评论：2026-03-10 03:21 UTC 之后的尚未同步",
+        "GitHub 的速率限制于 2026-03-11 04:21 UTC 重置",
+    ]
     rig.fake.exhaust_from = None
     rig.clock.advance(timedelta(hours=1, minutes=1))
     resumed = await rig.syncer.ensure(REPO, window)

@@ -25,15 +25,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.subscriptions import seed_subscriptions
-from bot.compose import (
-    Services,
-    SlackFrontEnd,
-    build_runtime,
-    build_services,
-    load_settings,
-    plan,
-    utcnow,
-)
+from bot.compose import build_runtime, load_settings, utcnow
+from bot.compose.services import Services, SlackFrontEnd, build_services, plan
 from bot.connection import Connection
 from bot.process.collector import pace_collector
 from bot.process.health import HealthServer, health_app, start_health

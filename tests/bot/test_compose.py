@@ -17,13 +17,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.commands import messages
 from bot.commands.dispatch import Dispatcher, Reply, granted
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests
-from bot.compose import (
-    DailyPoster,
-    PlatformUnavailable,
-    Runtime,
-    build_runtime,
-    cut_short_note,
-)
+from bot.compose import Runtime, build_runtime
+from bot.compose.services import DailyPoster, PlatformUnavailable, cut_short_note
 from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
 from digest.backends.sqlite.state import SQLiteState

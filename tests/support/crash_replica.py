@@ -26,7 +26,7 @@ from redis.asyncio import Redis
 
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ScheduledRequests
-from bot.compose import DailyPoster
+from bot.compose.services import DailyPoster
 from bot.slack.client import web_client
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackDaily, SlackPoster, SlackThreads

@@ -25,7 +25,7 @@ from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.commands.runner import ReportCore
-from bot.compose import build_services, plan
+from bot.compose.services import build_services, plan
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check

@@ -12,7 +12,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.compose import Runtime, build_runtime, build_services
+from bot.compose import Runtime, build_runtime
+from bot.compose.services import build_services
 from bot.site import SiteOptions, site_builder
 from bot.site.publish import SitePublisher, add_site_routes, publishing
 from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config

@@ -109,7 +109,7 @@ def match_topic(item: Item, topic: Topic) -> TopicItem | None:
     return TopicItem(item=item, score=score, group=group_of(item), reasons=reasons)
 
 
-@lru_cache(maxsize=PER_TEXT)
+@lru_cache(maxsize=4 * PER_TEXT)  # an entry per text and focus topic: room for four topics
 def _evidence(
     topic: Topic, title: str, body: str, item_labels: tuple[str, ...], author: str
 ) -> tuple[float, tuple[str, ...]] | None:

@@ -7,7 +7,6 @@ command of the command line loads none of this.
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,10 +28,7 @@ from bot.compose import Runtime, db_path, utcnow
 from bot.connection import Connection
 from bot.process.metrics import ErrorCounter, Metrics
 from bot.process.refresh import MirrorSync, followed_repos
-from config.settings import (
-    AppConfig,
-    Settings,
-)
+from config.settings import AppConfig, Settings
 from digest.builder import DigestBuilder
 from digest.mirror.pacing import Pacer
 from digest.mirror.store import Sync
@@ -52,9 +48,6 @@ if TYPE_CHECKING:
     from bot.discord.client import ReportClient
     from bot.site.chat import ChatExtras
     from bot.site.publish import SitePublisher
-
-
-log = logging.getLogger(__name__)
 
 
 ChannelPost = Callable[[str, Digest | str, tuple[str, ...], PartFn], Awaitable[None]]

@@ -78,7 +78,7 @@ class Syncer:
             discussed=discussed,
             min_comments=min_comments,
         )
-        self._old = OldWindows(client, store, comments, clock=clock, web_url=web_url)
+        self._old_windows = OldWindows(client, store, comments, clock=clock, web_url=web_url)
         self._reconciler = Reconciler(client, store, names, clock=clock, web_url=web_url)
 
     async def ensure(self, repo: str, window: Window) -> SyncReport:
@@ -143,7 +143,7 @@ class Syncer:
             window.end if state.covered_since is None else min(window.end, state.covered_since)
         )
         if window.start < search_end:
-            state = await self._old.fetch(repo, state, window.start, search_end, tally)
+            state = await self._old_windows.fetch(repo, state, window.start, search_end, tally)
             synced_at = self._clock()
         return state, synced_at
 

@@ -34,10 +34,10 @@ from digest.mirror.pacing import Pacer
 from digest.mirror.store import Sync
 from digest.mirror.sync import Syncer
 from digest.models import Digest
+from digest.schedule.command_threads import CommandThreads, OpenThread
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PartFn, PostFn, Scheduler
 from digest.schedule.subscription import Subscription
-from digest.schedule.threads import CommandThreads, OpenThread
 from digest.state.base import SharedState
 from digest.windows import format_window
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from slack_bolt.async_app import AsyncApp
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.discord.client import ReportClient
+    from bot.discord.app import ReportClient
     from bot.site.chat import ChatExtras
     from bot.site.publish import SitePublisher
 
@@ -321,8 +321,8 @@ def _slack(settings: Settings, chosen: Plan, chat: _Chat, pace_s: float) -> Slac
     if not chosen.slack:
         return None
     from bot.slack import build_slack_app, slack_bot
-    from bot.slack.client import web_client as slack_web_client
     from bot.slack.post import SlackDaily, SlackThreads
+    from bot.slack.web import web_client as slack_web_client
 
     runtime, channels, clock, extras = chat.runtime, chat.channels, chat.clock, chat.extras
 

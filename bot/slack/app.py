@@ -19,7 +19,7 @@ from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.subscriptions import Directory, Subscriptions
-from bot.commands.threads import ThreadJournal
+from bot.commands.tracking import ThreadJournal
 from bot.slack.dedup import Claims
 from bot.slack.handlers import SlackBot
 from bot.slack.home import SUBSCRIBE_ACTION, SUBSCRIBE_VIEW

@@ -25,10 +25,10 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import ConfigError, DigestError, StateUnavailable
 from digest.models import Digest, Window
+from digest.schedule.command_threads import OpenThread
 from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
-from digest.schedule.threads import OpenThread
 from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.fakes.openai_server import FakeOpenAI
 from tests.support.clock import Clock

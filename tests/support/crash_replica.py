@@ -27,17 +27,17 @@ from redis.asyncio import Redis
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ScheduledRequests
 from bot.compose.services import DailyPoster
-from bot.slack.client import web_client
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackDaily, SlackPoster, SlackThreads
+from bot.slack.web import web_client
 from config.settings import load_config
 from digest.backends.redis.ledger import RedisLedger
 from digest.backends.redis.state import RedisState
 from digest.builder import DigestRequest
 from digest.models import Digest
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.scheduler import Backoff, Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
-from digest.schedule.threads import CommandThreads
 from tests.support.serve import SCHEDULED, sample_digest
 
 CLAIM_TTL = timedelta(seconds=1)

@@ -15,8 +15,8 @@ from bot.discord import ReportClient, render_discord
 from bot.discord.post import DiscordThreads
 from bot.discord.render import DiscordPost
 from digest.backends.sqlite.state import SQLiteState
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.bot.discord.conftest import NOW, StartBot
 from tests.fakes.discord import BOT_ID, CHANNEL_ID, FakeDiscord
 from tests.support.clock import Clock

@@ -14,8 +14,8 @@ from bot.commands.runner import ReportCore
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackPoster, SlackThreads, command_post
 from digest.backends.sqlite.state import SQLiteState
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.bot.slack.conftest import NOW
 from tests.fakes.slack import FakeSlack
 from tests.support.clock import Clock

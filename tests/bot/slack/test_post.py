@@ -17,9 +17,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
 from bot.slack import build_slack_app, slack_bot
-from bot.slack.client import web_client
 from bot.slack.post import ChannelPacer, SlackDaily, SlackPoster
 from bot.slack.render import SlackPost, render_slack
+from bot.slack.web import web_client
 from config.settings import load_config
 from digest.builder import DigestRequest
 from digest.models import Answer, Digest, Window

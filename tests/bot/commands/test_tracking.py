@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.commands.threads import UNTRACKED, open_thread, posting
+from bot.commands.tracking import UNTRACKED, open_thread, posting
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import ThreadTaken
 from digest.models import Digest, Window
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.support.clock import Clock
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

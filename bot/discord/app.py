@@ -1,4 +1,5 @@
-"""The discord.py client: application commands and mentions, wired to the front end."""
+"""The Discord app: the discord.py client, its application commands and mentions, wired to the
+front end."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from bot.commands.defaults import DefaultsStore
 from bot.commands.dispatch import Core
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
 from bot.commands.subscriptions import Subscriptions
-from bot.commands.threads import ThreadJournal
+from bot.commands.tracking import ThreadJournal
 from bot.connection import Connection
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd, custom_id

@@ -13,9 +13,9 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import StateUnavailable, ThreadTaken
 from digest.models import Digest, Topic, Window
+from digest.schedule.command_threads import CommandThreads, OpenThread
 from digest.schedule.ledger import PostLedger, StateLedger
 from digest.schedule.scheduler import PartFn
-from digest.schedule.threads import CommandThreads, OpenThread
 from tests.support.clock import Clock
 from tests.support.redis_server import sandbox
 from tests.support.serve import sample_digest

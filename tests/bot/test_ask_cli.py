@@ -9,7 +9,7 @@ import os
 import random
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,12 +22,14 @@ from bot.ask_cli import cli_line, run_ask
 from bot.commands.dispatch import AnswerBuild, Dispatcher, Reply, granted
 from bot.commands.grammar import AskCommand, Options, UsageError, parse
 from bot.commands.runner import ReportCore
+from bot.compose.questions import question_asker
 from bot.discord import DiscordPost, MessageSpec, validate
 from bot.discord import render_answer as discord_answer
 from bot.discord.render import clip
 from bot.slack import SlackPost, violations
 from bot.slack import render_answer as slack_answer
 from config.settings import load_config
+from digest.ask import AnswerWriter
 from digest.ask.llm import LLMAnswerer
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestRequest
@@ -56,10 +58,19 @@ async def _no_digest(request: DigestRequest) -> Digest:
 async def core() -> AsyncIterator[ReportCore]:
     store = SQLiteStore(":memory:")
     await fill(store, *sample_rows())
-    yield ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: SAMPLE_NOW, store=store
-    )
+    yield _core(store, lambda: SAMPLE_NOW)
     await store.close()
+
+
+def _core(
+    store: SQLiteStore, clock: Callable[[], datetime], writer: AnswerWriter | None = None
+) -> ReportCore:
+    """A core whose questions are answered over ``store`` (by ``writer`` when given)."""
+    config = load_config()
+    asker = question_asker(
+        config, store, clock=clock, writer=(lambda: writer) if writer is not None else None
+    )
+    return ReportCore(config=config, get_digest=_no_digest, clock=clock, asker=asker)
 
 
 async def test_core_answers_a_parsed_question(core: ReportCore) -> None:
@@ -138,9 +149,7 @@ async def _hostile_core(store: SQLiteStore) -> ReportCore:
         for i, title in enumerate(_HOSTILE_TITLES)
     ]
     await fill(store, [*sample_rows()[0], *rows], sample_rows()[1])
-    return ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: SAMPLE_NOW, store=store
-    )
+    return _core(store, lambda: SAMPLE_NOW)
 
 
 def _slack_is_safe(post: SlackPost) -> None:
@@ -164,9 +173,7 @@ async def week_core() -> AsyncIterator[ReportCore]:
     week = synthetic(7)
     store = SQLiteStore(":memory:")
     await fill(store, week.issues, week.comments)
-    yield ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: week.now, store=store
-    )
+    yield _core(store, lambda: week.now)
     await store.close()
 
 
@@ -220,13 +227,7 @@ async def test_model_written_answers_fit_and_stay_inert() -> None:
     async with FakeOpenAI() as fake:
         fake.script("ask", gullible, gullible)
         client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
-        core = ReportCore(
-            config=load_config(),
-            get_digest=_no_digest,
-            clock=lambda: SAMPLE_NOW,
-            store=store,
-            answerer=LLMAnswerer(client, "qwen3-8b", timeout=5.0),
-        )
+        core = _core(store, lambda: SAMPLE_NOW, LLMAnswerer(client, "qwen3-8b", timeout=5.0))
         try:
             gullible_answer = await core.ask(AskCommand("what's new in ROCm?"))
             grounded_answer = await core.ask(AskCommand("ROCm 最近有什么进展？"))

@@ -17,6 +17,7 @@ from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
+from bot.compose.questions import question_asker
 from bot.discord import ReportClient, build_discord_client
 from bot.discord.endpoints import point_discord_at
 from config.settings import DiscordSettings, load_config
@@ -82,8 +83,12 @@ def make_core(
     builder = DigestBuilder(
         store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: now
     )
+    config = load_config()
     return ReportCore(
-        config=load_config(), get_digest=get_digest or builder.build, clock=lambda: now, store=store
+        config=config,
+        get_digest=get_digest or builder.build,
+        clock=lambda: now,
+        asker=question_asker(config, store, clock=lambda: now),
     )
 
 

@@ -25,6 +25,7 @@ from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.commands.runner import ReportCore
+from bot.compose.questions import question_asker
 from bot.compose.services import build_services, plan
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
@@ -149,8 +150,12 @@ async def runtime() -> AsyncIterator[Runtime]:
     builder = DigestBuilder(
         store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
     )
+    config = load_config()
     core = ReportCore(
-        config=load_config(), get_digest=builder.build, clock=lambda: NOW, store=store
+        config=config,
+        get_digest=builder.build,
+        clock=lambda: NOW,
+        asker=question_asker(config, store, clock=lambda: NOW),
     )
     yield Runtime(core, state, StateLedger(state), StateSubscriptions(state), builder)
     await state.close()

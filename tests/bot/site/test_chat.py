@@ -179,13 +179,18 @@ async def test_discord_upload_failure_still_posts_the_digest(
 async def test_slack_command_digest_carries_the_chart(slack: FakeSlack, store: SQLiteStore) -> None:
     """/vllm-report 2026-01-31 posts its digest with the day's chart first in the thread."""
     from bot.commands.runner import ReportCore
+    from bot.compose.questions import question_asker
     from bot.slack import build_slack_app, slack_bot, start_http
     from tests.bot.slack.conftest import builder
     from tests.fakes.slack import form_body, sign, slash_payload
 
     extras = ChatExtras(store=store, config=load_config(), site_url=None)
+    config = load_config()
     core = ReportCore(
-        config=load_config(), get_digest=builder(store).build, clock=lambda: NOW, store=store
+        config=config,
+        get_digest=builder(store).build,
+        clock=lambda: NOW,
+        asker=question_asker(config, store, clock=lambda: NOW),
     )
     client = AsyncWebClient(token="xoxb-command", base_url=slack.api_url)
     app = build_slack_app(

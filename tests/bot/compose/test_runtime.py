@@ -18,7 +18,8 @@ from bot.commands import messages
 from bot.commands.dispatch import Dispatcher, Reply, granted
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests
 from bot.compose import Runtime, build_runtime
-from bot.compose.services import DailyPoster, PlatformUnavailable, cut_short_note
+from bot.compose.front_ends import DailyPoster, PlatformUnavailable
+from bot.compose.services import cut_short_note
 from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import GitHubSettings, LLMSettings, RedisSettings, Settings, load_config
 from digest.backends.sqlite.state import SQLiteState

@@ -25,8 +25,9 @@ from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.commands.runner import ReportCore
+from bot.compose.front_ends import plan
 from bot.compose.questions import question_asker
-from bot.compose.services import build_services, plan
+from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, serve
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check
@@ -34,14 +35,7 @@ from bot.process.healthcheck import main as healthcheck_main
 from bot.process.logs import configure
 from bot.process.metrics import Metrics
 from bot.process.refresh import MirrorSync, followed_repos
-from bot.process.serve import (
-    EXIT_CONFIG,
-    EXIT_FAILED,
-    EXIT_OK,
-    NO_FRONT_END,
-    BotProcess,
-    serve,
-)
+from bot.process.serve import EXIT_FAILED, EXIT_OK, BotProcess
 from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
@@ -141,6 +135,9 @@ class Runtime:
     subscriptions: StateSubscriptions
     builder: DigestBuilder
     sync: None = None  # no background mirror sync
+    store: None = None  # no charts, website or repair over the mirror
+    github: None = None  # no paced refresh
+    redis_reachable: None = None  # no Redis
 
 
 @pytest.fixture

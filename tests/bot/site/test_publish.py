@@ -14,7 +14,8 @@ from aiohttp import web
 
 from bot.compose import Runtime, build_runtime
 from bot.compose.services import build_services
-from bot.site import SiteOptions, site_builder
+from bot.compose.site import site_builder
+from bot.site import SiteOptions
 from bot.site.publish import SitePublisher, add_site_routes, publishing
 from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config
 from digest.models import Digest

@@ -9,13 +9,14 @@ from typing import Any
 
 from aiohttp import web
 
-from config.settings import load_config
+from config.settings import DiscordSettings, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Digest, Window
 from digest.schedule.subscription import Subscription, run_window
 from digest.writers.template import TemplateWriter
+from tests.fakes.discord import TOKEN as DISCORD_TOKEN
 from tests.fakes.slack import FakeSlack
 from tests.support.paths import SAMPLE as DATA
 
@@ -93,3 +94,16 @@ async def fake_slack_before(before: Before) -> tuple[FakeSlack, web.AppRunner]:
     await site.start()
     fake.port = runner.addresses[0][1]
     return fake, runner
+
+
+def front_end_settings(
+    *, slack: str | None = None, discord: bool = False, **slack_kw: Any
+) -> Settings:
+    """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
+    s = SlackSettings(**slack_kw)
+    if slack == "socket":
+        s = SlackSettings(bot_token="xoxb-serve", app_token="xapp-1-test", **slack_kw)
+    elif slack == "http":
+        s = SlackSettings(bot_token="xoxb-serve", signing_secret="shh", mode="http", **slack_kw)
+    d = DiscordSettings(token=DISCORD_TOKEN) if discord else DiscordSettings()
+    return Settings(slack=s, discord=d, http_port=0)

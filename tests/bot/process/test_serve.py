@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -25,9 +24,8 @@ from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.commands.runner import ReportCore
-from bot.compose.front_ends import plan
 from bot.compose.questions import question_asker
-from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, serve
+from bot.compose.services import EXIT_CONFIG, build_services
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check
@@ -36,7 +34,7 @@ from bot.process.logs import configure
 from bot.process.metrics import Metrics
 from bot.process.refresh import MirrorSync, followed_repos
 from bot.process.serve import EXIT_FAILED, EXIT_OK, BotProcess
-from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
+from config.settings import AppConfig, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestBuilder
@@ -53,7 +51,13 @@ from tests.fakes.github import FakeGitHub, issue_row, refused_url
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
 from tests.support.paths import ROOT
 from tests.support.redis_server import free_port
-from tests.support.serve import REPO, SCHEDULED, fake_slack_before, sample_store
+from tests.support.serve import (
+    REPO,
+    SCHEDULED,
+    fake_slack_before,
+    front_end_settings,
+    sample_store,
+)
 
 NOW = SCHEDULED + timedelta(minutes=1)
 
@@ -76,50 +80,6 @@ def local_process(
     return BotProcess(
         services, stop=stop or asyncio.Event(), drain_s=drain_s, http_host="127.0.0.1"
     )
-
-
-def settings(*, slack: str | None = None, discord: bool = False, **slack_kw: Any) -> Settings:
-    """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
-    s = SlackSettings(**slack_kw)
-    if slack == "socket":
-        s = SlackSettings(bot_token="xoxb-serve", app_token="xapp-1-test", **slack_kw)
-    elif slack == "http":
-        s = SlackSettings(bot_token="xoxb-serve", signing_secret="shh", mode="http", **slack_kw)
-    d = DiscordSettings(token=DISCORD_TOKEN) if discord else DiscordSettings()
-    return Settings(slack=s, discord=d, http_port=0)
-
-
-@pytest.mark.parametrize(
-    ("made", "front_ends"),
-    [
-        (settings(slack="socket"), ("slack-socket",)),
-        (settings(slack="http"), ("slack-http",)),
-        (settings(discord=True), ("discord",)),
-        (settings(slack="socket", discord=True), ("slack-socket", "discord")),
-        (Settings(slack=SlackSettings(bot_token="xoxb-1", signing_secret="s")), ("slack-http",)),
-        (settings(), ()),
-    ],
-)
-def test_front_ends_follow_the_tokens(made: Settings, front_ends: tuple[str, ...]) -> None:
-    """Slack runs with its Socket Mode or HTTP tokens, Discord with its token."""
-    assert plan(made).front_ends == front_ends
-
-
-def test_partial_slack_configuration_is_explained() -> None:
-    """A bot token without an app token or signing secret names what is missing."""
-    found = plan(Settings(slack=SlackSettings(bot_token="xoxb-1")))
-    assert found.front_ends == ()
-    assert "SLACK_APP_TOKEN" in found.problems[0]
-
-
-async def test_no_front_end_says_what_to_configure_and_fails() -> None:
-    """Without any token serve prints what to set and exits non-zero."""
-    err = io.StringIO()
-    code = await serve(settings(), load_config(), handle_signals=False, err=err)
-    assert code == EXIT_CONFIG != 0
-    assert err.getvalue().startswith(NO_FRONT_END)
-    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_TOKEN"):
-        assert name in err.getvalue()
 
 
 # -- the process, in this event loop, against fake Slack and Discord servers --------------------
@@ -253,7 +213,7 @@ async def test_serves_with_only_slack_tokens(
     runtime: Runtime, slack: FakeSlack, start: Any
 ) -> None:
     """Socket Mode connects; /healthz is 200 with Slack and the scheduler running."""
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await slack.wait_connected()
     status, body = await get(process, "/healthz")
     assert status == 200
@@ -282,7 +242,7 @@ async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
 ) -> None:
     """Slack closes Socket Mode for good: /healthz still says 200 (not connected) within the
     grace period, 503 once it has passed, and 200 again when Slack lets the bot reconnect."""
-    made = with_slack(settings(slack="socket"), slack)
+    made = with_slack(front_end_settings(slack="socket"), slack)
     made.health_grace_seconds = 1.0
     process, _ = await start(made, runtime, slack_ping_s=0.2)
     await slack.wait_connected()
@@ -308,7 +268,7 @@ async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_post is not None)
     status, body = await healthz(process)
     assert status == 200
@@ -322,7 +282,7 @@ async def test_serves_with_only_a_discord_token(
 ) -> None:
     """The gateway is identified with the token; /healthz shows Discord running and its
     gateway ready."""
-    process, _ = await start(with_discord(settings(discord=True), discord), runtime)
+    process, _ = await start(with_discord(front_end_settings(discord=True), discord), runtime)
     await until(lambda: discord.identify is not None)
     assert discord.identify is not None and discord.identify["token"] == DISCORD_TOKEN
     await until(lambda: process.links["discord"].is_up)
@@ -335,7 +295,9 @@ async def test_serves_both_front_ends(
     runtime: Runtime, slack: FakeSlack, discord: FakeDiscord, start: Any
 ) -> None:
     """With every token both front ends run in the one process."""
-    made = with_discord(with_slack(settings(slack="socket", discord=True), slack), discord)
+    made = with_discord(
+        with_slack(front_end_settings(slack="socket", discord=True), slack), discord
+    )
     process, _ = await start(made, runtime)
     await slack.wait_connected()
     await until(lambda: discord.identify is not None)
@@ -350,7 +312,7 @@ async def test_due_subscription_is_posted_and_counted(
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_tick is not None)
     assert slack.posts[0]["channel"] == "C0000001" and len(slack.posts) > 2
     assert all(p["thread_ts"] == slack.posts[0]["_ts"] for p in slack.posts[1:])
@@ -392,7 +354,7 @@ def prometheus_samples(text: str) -> dict[str, tuple[str, float]]:
 async def test_metrics_are_prometheus_text(runtime: Runtime, slack: FakeSlack, start: Any) -> None:
     """/metrics has Prometheus' content type and parses as its text format, every metric named,
     typed and documented once."""
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     assert process.health is not None
     url = f"http://127.0.0.1:{process.health.port}/metrics"
     async with aiohttp.ClientSession() as http, http.get(url) as response:
@@ -428,7 +390,7 @@ async def test_hundred_channels_due_together_cause_one_build(
         await subs.put_subscription(
             Subscription("slack", f"C{n:07d}", REPO, "11:21", "Asia/Shanghai")
         )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(
         lambda: process.scheduler is not None and process.scheduler.counters["posts_made"] == 100,
         30,
@@ -448,7 +410,7 @@ async def test_seeded_subscription_waits_for_its_next_run(
             "subscriptions": [{"platform": "slack", "channel": "C0000009", "time": "11:21"}],
         }
     )
-    await start(with_slack(settings(slack="socket"), slack), runtime, config=config)
+    await start(with_slack(front_end_settings(slack="socket"), slack), runtime, config=config)
     (sub,) = await StateSubscriptions(runtime.state).all_subscriptions()
     assert (sub.channel, sub.time, sub.timezone) == ("C0000009", "11:21", "Asia/Shanghai")
     assert slack.posts == []
@@ -479,7 +441,7 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
         )
         stop = asyncio.Event()
         process = local_process(
-            with_slack(settings(slack="socket"), fake),
+            with_slack(front_end_settings(slack="socket"), fake),
             runtime,
             stop=stop,
             drain_s=10,
@@ -506,7 +468,7 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
     try:
         first = local_process(
-            with_slack(settings(slack="socket"), slow),
+            with_slack(front_end_settings(slack="socket"), slow),
             runtime,
             drain_s=0.5,
         )
@@ -520,7 +482,7 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
         await runner.cleanup()
         await stop_fake_slack(slow)
     second = local_process(
-        with_slack(settings(slack="socket"), slack),
+        with_slack(front_end_settings(slack="socket"), slack),
         runtime,
         clock=lambda: NOW + timedelta(minutes=1),
         drain_s=5,
@@ -662,7 +624,7 @@ async def test_front_end_that_cannot_log_in_fails_the_process(
     """A rejected Discord token ends the process with exit code 1 (so it gets restarted)."""
     discord.fail_next("GET", r"users/@me", 401, {"message": "401: Unauthorized", "code": 0})
     process = local_process(
-        with_discord(settings(discord=True), discord),
+        with_discord(front_end_settings(discord=True), discord),
         runtime,
         drain_s=2,
         slack_pace_s=1.0,
@@ -810,27 +772,6 @@ async def test_container_health_check_follows_healthz(monkeypatch: pytest.Monkey
     assert not await asyncio.to_thread(check, server.port)
 
 
-@pytest.mark.slow
-def test_serve_command_without_tokens_exits_with_the_configuration_code() -> None:
-    """`vllm-report serve` with no chat token prints what to set and exits with code 6."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SLACK_", "DISCORD_", "REDIS_", "VLLM_REPORT_HTTP"))
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "serve"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == EXIT_CONFIG == 6
-    assert done.stderr.startswith(NO_FRONT_END) and "Traceback" not in done.stderr
-
-
 async def test_mirror_sync_keeps_every_followed_repository_fresh() -> None:
     """Each pass syncs the default, configured and subscribed repositories once each, against
     GitHub; a repository that fails is counted and the others are still synced."""
@@ -868,7 +809,7 @@ async def test_discord_only_process_posts_the_daily_digest(
         Subscription("discord", str(CHANNEL_ID), REPO, "11:21", "Asia/Shanghai")
     )
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
-    process, _ = await start(with_discord(settings(discord=True), discord), runtime)
+    process, _ = await start(with_discord(front_end_settings(discord=True), discord), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_tick is not None)
     assert process.scheduler is not None and process.scheduler.counters["posts_made"] == 1
     (parent,) = discord.find("POST", rf"channels/{CHANNEL_ID}/messages")
@@ -886,7 +827,7 @@ async def test_missed_post_is_caught_up_late_within_the_configured_grace(
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    made = with_slack(settings(slack="socket"), slack)
+    made = with_slack(front_end_settings(slack="socket"), slack)
     made.schedule_grace_hours = grace_hours
     late = SCHEDULED + timedelta(hours=3)
     process, _ = await start(made, runtime, clock=lambda: late)
@@ -905,7 +846,7 @@ async def test_slack_out_of_reach_at_start_is_retried_not_fatal(
     """When Slack cannot be reached at start the tokens stay unchecked and Slack keeps retrying:
     the process runs on and stops cleanly."""
     caplog.set_level(logging.INFO)
-    made = settings(slack="socket")
+    made = front_end_settings(slack="socket")
     made.slack.api_url = refused_url() + "/api/"
     process = local_process(
         made,

@@ -8,13 +8,24 @@ import pytest
 from aiohttp import web
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.commands.subscriptions import ScheduledRequests
-from bot.compose.front_ends import DailyPoster, PlatformUnavailable, plan
+from bot.commands.runner import ReportCore
+from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests
+from bot.compose.front_ends import (
+    ChatParts,
+    DailyPoster,
+    PlatformUnavailable,
+    discord_front_end,
+    plan,
+    slack_front_end,
+)
+from bot.slack import start_http
 from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import Settings, SlackSettings, load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
+from digest.errors import ConfigError
 from digest.models import Digest
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.ledger import StateLedger
 from digest.schedule.scheduler import Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
@@ -117,3 +128,58 @@ def test_partial_slack_configuration_is_explained() -> None:
     found = plan(Settings(slack=SlackSettings(bot_token="xoxb-1")))
     assert found.front_ends == ()
     assert "SLACK_APP_TOKEN" in found.problems[0]
+
+
+async def never(request: DigestRequest) -> Digest:
+    raise AssertionError("no digest is built here")
+
+
+def chat_parts(state: SQLiteState) -> ChatParts:
+    """What the front ends are built with, over ``state`` and a core that builds nothing."""
+    config = load_config()
+    subscriptions = StateSubscriptions(state)
+    return ChatParts(
+        core=ReportCore(config=config, get_digest=never, clock=lambda: SCHEDULED),
+        state=state,
+        channels=ChannelSubscriptions(subscriptions, lambda: SCHEDULED),
+        directory=subscriptions.all_subscriptions,
+        clock=lambda: SCHEDULED,
+        threads=CommandThreads(StateLedger(state), clock=lambda: SCHEDULED),
+    )
+
+
+@pytest.mark.parametrize(("mode", "signed"), [("http", True), ("socket", False)])
+async def test_slack_serves_http_only_when_it_can_verify_requests(mode: str, signed: bool) -> None:
+    """With a signing secret the Slack front end is signed and its HTTP endpoint starts;
+    without one (Socket Mode) it is not, and an HTTP endpoint refuses to start."""
+    made = front_end_settings(slack=mode)
+    state = SQLiteState(":memory:", clock=lambda: SCHEDULED)
+    try:
+        slack = slack_front_end(made, plan(made), chat_parts(state), pace_s=0, ping_s=1)
+        assert slack is not None and slack.platform == "slack"
+        front = slack.front_end
+        assert front.signed is signed and (front.app_token is None) is signed
+        if not signed:
+            with pytest.raises(ConfigError, match="SLACK_SIGNING_SECRET"):
+                await start_http(
+                    front.app, 0, jobs=front.jobs, signed=front.signed, host="127.0.0.1"
+                )
+            return
+        server = await start_http(
+            front.app, 0, jobs=front.jobs, signed=front.signed, host="127.0.0.1"
+        )
+        await server.stop(drain_s=1)
+    finally:
+        await state.close()
+
+
+async def test_a_platform_without_its_tokens_has_no_front_end() -> None:
+    """Neither front end is made for settings without its tokens."""
+    made = front_end_settings()
+    state = SQLiteState(":memory:", clock=lambda: SCHEDULED)
+    try:
+        chat = chat_parts(state)
+        assert slack_front_end(made, plan(made), chat, pace_s=0, ping_s=1) is None
+        assert discord_front_end(made, plan(made), chat) is None
+    finally:
+        await state.close()

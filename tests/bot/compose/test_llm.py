@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.commands.grammar import AskCommand
 from bot.compose import build_runtime
 from config.settings import LLMSettings, load_config
 from tests.bot.compose.conftest import at_now, settings_for
@@ -31,3 +32,19 @@ async def test_with_an_endpoint_the_model_writes_by_default(
             digest = await runtime.core.build(runtime.core.request("today"))
     assert "llm:qwen3-8b" in {s.writer for s in digest.sections}
     assert model.requests
+
+
+async def test_with_an_endpoint_the_model_answers_questions(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The model's answerer, made on the first question, writes the answer; the digest before
+    it asked the model nothing about questions."""
+    async with FakeOpenAI() as model:
+        llm = LLMSettings(base_url=model.base_url, model="qwen3-8b")
+        settings = settings_for(github, tmp_path / "m.db", llm=llm)
+        async with build_runtime(settings, load_config(), clock=at_now) as runtime:
+            await runtime.core.build(runtime.core.request("today", writer="template"))
+            assert model.requests == []
+            answer = await runtime.core.ask(AskCommand("what's new in ROCm?"))
+    assert answer.writer == "llm:qwen3-8b"
+    assert model.for_section("ask")

@@ -6,17 +6,31 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
-from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, cut_short_note, serve
-from config.settings import load_config
-from digest.builder import DigestRequest
+from bot.commands.runner import ReportCore
+from bot.compose import build_runtime
+from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, cut_short_note, serve
+from config.settings import SlackSettings, load_config
+from digest.backends.sqlite.state import SQLiteState
+from digest.builder import DigestBuilder, DigestRequest
 from digest.models import Window
-from digest.schedule.command_threads import OpenThread
+from digest.schedule.command_threads import CommandThreads, OpenThread
+from digest.schedule.ledger import StateLedger
+from digest.schedule.subscriptions import StateSubscriptions
+from digest.writers.template import TemplateWriter
+from tests.bot.compose.conftest import at_now, redis_replica, settings_for
+from tests.fakes.github import FakeGitHub
+from tests.fakes.slack import start_fake_slack, stop_fake_slack
+from tests.support.clock import Clock
 from tests.support.paths import ROOT
-from tests.support.serve import front_end_settings
+from tests.support.redis_server import RedisServer
+from tests.support.serve import SCHEDULED, front_end_settings, sample_store
 
 
 @pytest.mark.parametrize(
@@ -65,3 +79,93 @@ def test_serve_command_without_tokens_exits_with_the_configuration_code() -> Non
     )
     assert done.returncode == EXIT_CONFIG == 6
     assert done.stderr.startswith(NO_FRONT_END) and "Traceback" not in done.stderr
+
+
+@dataclass
+class TestRuntime:
+    """A runtime of a test: the core over the sample, on SQLite state; no mirror sync, no
+    GitHub and no Redis."""
+
+    __test__ = False
+
+    core: ReportCore
+    state: SQLiteState
+    ledger: StateLedger
+    subscriptions: StateSubscriptions
+    builder: DigestBuilder
+    clock: Clock  # the state's, which the test moves
+    sync: None = None
+    store: None = None
+    github: None = None
+    redis_reachable: None = None
+
+
+@pytest.fixture
+async def test_runtime() -> AsyncIterator[TestRuntime]:
+    clock = Clock(SCHEDULED)
+    store = await sample_store()
+    state = SQLiteState(":memory:", clock=clock)
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=clock
+    )
+    core = ReportCore(config=load_config(), get_digest=builder.build, clock=clock)
+    yield TestRuntime(core, state, StateLedger(state), StateSubscriptions(state), builder, clock)
+    await state.close()
+    await store.close()
+
+
+async def test_a_dead_replicas_command_thread_is_completed_on_its_platform(
+    test_runtime: TestRuntime,
+) -> None:
+    """A Slack thread and a Discord thread that a dead replica left open: a Slack-only
+    process completes the Slack one, the whole digest under one parent, and leaves the
+    Discord one to a process that has Discord."""
+    clock = test_runtime.clock
+    dead = CommandThreads(test_runtime.ledger, clock=clock, owner="dead")
+    request = test_runtime.core.request("2026-01-31")
+    for platform, channel in (("slack", "C0000001"), ("discord", "123")):
+        await dead.open(platform=platform, channel=channel, user="U1", request=request)
+    (discord_key,) = [
+        key
+        for key, doc in (await test_runtime.ledger.open_threads()).items()
+        if doc["platform"] == "discord"
+    ]
+    clock.advance(timedelta(minutes=11))  # the dead replica's claims have expired
+    fake = await start_fake_slack()
+    try:
+        made = front_end_settings(slack="socket", api_url=fake.api_url)
+        services = build_services(made, load_config(), test_runtime, clock=clock, slack_pace_s=0)
+        assert services.front_ends == ("slack-socket",)
+        assert await services.threads.recover() == 1
+        parent, *replies = fake.posts
+        assert parent["channel"] == "C0000001" and "thread_ts" not in parent and replies
+        assert all(r["thread_ts"] == parent["_ts"] for r in replies)
+        assert list(await test_runtime.ledger.open_threads()) == [discord_key]
+        assert services.threads.counters["threads_resumed"] == 1
+    finally:
+        await stop_fake_slack(fake)
+
+
+async def test_redis_health_is_checked_only_with_redis(
+    github: FakeGitHub, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """``/healthz`` asks Redis whether it answers only when the runtime's storage is Redis."""
+    slack = SlackSettings(bot_token="xoxb-x", app_token="xapp-1-x")
+    local = settings_for(github, tmp_path / "a.db", slack=slack)
+    async with build_runtime(local, load_config(), clock=at_now) as runtime:
+        assert build_services(local, load_config(), runtime).redis_reachable is None
+    async with redis_replica(github, tmp_path / "b.db", redis_server.url) as runtime:
+        shared = runtime.settings.model_copy(update={"slack": slack})
+        reachable = build_services(shared, load_config(), runtime).redis_reachable
+        assert reachable is not None and await reachable()
+
+
+async def test_without_a_mirror_there_is_no_site_chart_or_refresh(
+    test_runtime: TestRuntime,
+) -> None:
+    """A runtime without a mirror and its sync gets no website, even with a site URL set, and
+    no background refresh."""
+    made = front_end_settings(slack="socket")
+    made.site_url = "https://bot.example/reports/"
+    services = build_services(made, load_config(), test_runtime)
+    assert services.site is None and services.site_root is None and services.refresh is None

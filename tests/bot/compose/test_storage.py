@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.compose import build_runtime
+from bot.compose import build_runtime, build_storage
 from config.settings import RedisSettings, load_config
 from digest.errors import ConfigError
 from tests.bot.compose.conftest import NOW, at_now, redis_replica, settings_for
@@ -52,3 +53,21 @@ async def test_without_redis_the_ledger_lives_in_the_state_file(
         await runtime.ledger.mark_posted("post:run", "me", NOW, timedelta(days=2))
     async with build_runtime(settings, load_config(), clock=at_now) as again:
         assert await again.ledger.is_posted("post:run")
+
+
+async def test_whether_redis_answers_is_asked_of_redis_only(
+    github: FakeGitHub, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """SQLite storage has no Redis to check; Redis storage answers whether its server answers,
+    yes while it runs and no once it stops."""
+    async with AsyncExitStack() as stack:
+        local = await build_storage(settings_for(github, tmp_path / "a.db"), stack, at_now)
+        assert local.redis_reachable is None
+        shared = await build_storage(
+            settings_for(github, tmp_path / "b.db", redis=RedisSettings(url=redis_server.url)),
+            stack,
+            at_now,
+        )
+        assert shared.redis_reachable is not None and await shared.redis_reachable()
+        redis_server.stop()
+        assert not await shared.redis_reachable()

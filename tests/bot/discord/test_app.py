@@ -84,3 +84,35 @@ async def test_topic_autocomplete_lists_configured_topics(
     await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
     choices = fake.find("POST", CALLBACK)[0].body["data"]["choices"]
     assert choices == [{"name": "rocm", "value": "rocm"}]
+
+
+async def test_without_command_sync_nothing_is_registered(
+    start_bot: StartBot, fake: FakeDiscord, core: ReportCore
+) -> None:
+    """A client told not to sync logs in and answers, but registers no command with Discord."""
+    client = await start_bot(core, sync_commands=False)
+    assert client.gateway.is_up
+    assert fake.find("PUT", rf"applications/{APP_ID}/commands") == []
+
+
+async def test_repository_autocomplete_offers_the_configured_repositories(
+    bot: ReportClient, fake: FakeDiscord
+) -> None:
+    """Autocomplete of repository offers the configured repositories matching what is typed."""
+    await fake.command("vllm-report", {"repository": "vllm"}, autocomplete="repository")
+    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
+    choices = fake.find("POST", CALLBACK)[0].body["data"]["choices"]
+    assert {"name": "vllm-project/vllm", "value": "vllm-project/vllm"} in choices
+    assert all("vllm" in choice["value"] for choice in choices)
+
+
+async def test_a_component_that_is_not_ours_is_left_alone(
+    bot: ReportClient, fake: FakeDiscord
+) -> None:
+    """A click on a component another app made gets no answer from this bot; its own command
+    after it is answered."""
+    await fake.click("other-app:approve")
+    await fake.command("vllm-help")
+    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
+    (answer,) = fake.find("POST", CALLBACK)
+    assert answer.body["type"] == 4 and "vllm-report" in answer.body["data"]["content"]

@@ -7,30 +7,23 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.commands.runner import ReportCore
 from bot.compose import build_runtime
 from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, cut_short_note, serve
 from config.settings import SlackSettings, load_config
-from digest.backends.sqlite.state import SQLiteState
-from digest.builder import DigestBuilder, DigestRequest
+from digest.builder import DigestRequest
 from digest.models import Window
 from digest.schedule.command_threads import CommandThreads, OpenThread
-from digest.schedule.ledger import StateLedger
-from digest.schedule.subscriptions import StateSubscriptions
-from digest.writers.template import TemplateWriter
 from tests.bot.compose.conftest import at_now, redis_replica, settings_for
 from tests.fakes.github import FakeGitHub
 from tests.fakes.slack import start_fake_slack, stop_fake_slack
-from tests.support.clock import Clock
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer
-from tests.support.serve import SCHEDULED, front_end_settings, sample_store
+from tests.support.serve import SCHEDULED, ServeParts, front_end_settings, serve_parts
 
 
 @pytest.mark.parametrize(
@@ -81,41 +74,14 @@ def test_serve_command_without_tokens_exits_with_the_configuration_code() -> Non
     assert done.stderr.startswith(NO_FRONT_END) and "Traceback" not in done.stderr
 
 
-@dataclass
-class TestRuntime:
-    """A runtime of a test: the core over the sample, on SQLite state; no mirror sync, no
-    GitHub and no Redis."""
-
-    __test__ = False
-
-    core: ReportCore
-    state: SQLiteState
-    ledger: StateLedger
-    subscriptions: StateSubscriptions
-    builder: DigestBuilder
-    clock: Clock  # the state's, which the test moves
-    sync: None = None
-    store: None = None
-    github: None = None
-    redis_reachable: None = None
-
-
 @pytest.fixture
-async def test_runtime() -> AsyncIterator[TestRuntime]:
-    clock = Clock(SCHEDULED)
-    store = await sample_store()
-    state = SQLiteState(":memory:", clock=clock)
-    builder = DigestBuilder(
-        store=store, sync=None, writers={"template": TemplateWriter()}, clock=clock
-    )
-    core = ReportCore(config=load_config(), get_digest=builder.build, clock=clock)
-    yield TestRuntime(core, state, StateLedger(state), StateSubscriptions(state), builder, clock)
-    await state.close()
-    await store.close()
+async def test_runtime() -> AsyncIterator[ServeParts]:
+    async with serve_parts(SCHEDULED) as parts:
+        yield parts
 
 
 async def test_a_dead_replicas_command_thread_is_completed_on_its_platform(
-    test_runtime: TestRuntime,
+    test_runtime: ServeParts,
 ) -> None:
     """A Slack thread and a Discord thread that a dead replica left open: a Slack-only
     process completes the Slack one, the whole digest under one parent, and leaves the
@@ -161,7 +127,7 @@ async def test_redis_health_is_checked_only_with_redis(
 
 
 async def test_without_a_mirror_there_is_no_site_chart_or_refresh(
-    test_runtime: TestRuntime,
+    test_runtime: ServeParts,
 ) -> None:
     """A runtime without a mirror and its sync gets no website, even with a site URL set, and
     no background refresh."""

@@ -15,11 +15,13 @@ from bot.discord import ReportClient, render_discord
 from bot.discord.post import DiscordThreads
 from bot.discord.render import DiscordPost
 from digest.backends.sqlite.state import SQLiteState
-from digest.schedule.command_threads import CommandThreads, ThreadRecovery
+from digest.schedule.command_threads import ThreadRecovery
 from digest.schedule.ledger import StateLedger
 from tests.bot.discord.conftest import NOW, StartBot
 from tests.fakes.discord import BOT_ID, CHANNEL_ID, FakeDiscord
 from tests.support.clock import Clock
+from tests.support.command_threads import journal
+from tests.support.command_threads import recovery as threads_recovery
 from tests.support.discord_helpers import embeds, in_channel, payload, thread_ids
 
 
@@ -31,19 +33,10 @@ async def ledger() -> AsyncIterator[tuple[StateLedger, Clock]]:
     await state.close()
 
 
-def journal(ledger: StateLedger, clock: Clock, owner: str) -> CommandThreads:
-    return CommandThreads(ledger, clock=clock, owner=owner)
-
-
 def recovery(
     ledger: StateLedger, clock: Clock, core: ReportCore, owner: str, client: ReportClient
 ) -> ThreadRecovery:
-    return ThreadRecovery(
-        journal(ledger, clock, owner),
-        posts={"discord": DiscordThreads(client)},
-        build=core.build,
-        note=lambda thread, parts: f"cut short after {parts}",
-    )
+    return threads_recovery(ledger, clock, core, owner, {"discord": DiscordThreads(client)})
 
 
 async def posted_in_full(fake: FakeDiscord, expected: int) -> None:

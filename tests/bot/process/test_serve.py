@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ import pytest
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.commands.runner import ReportCore
-from bot.compose.questions import question_asker
 from bot.compose.services import EXIT_CONFIG, build_services
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
@@ -37,14 +34,11 @@ from bot.process.serve import EXIT_FAILED, EXIT_OK, BotProcess
 from config.settings import AppConfig, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
-from digest.builder import DigestBuilder
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
 from digest.mirror.sync import Syncer
-from digest.schedule.ledger import StateLedger
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
-from digest.writers.template import TemplateWriter
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.discord import TOKEN as DISCORD_TOKEN
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
@@ -54,9 +48,10 @@ from tests.support.redis_server import free_port
 from tests.support.serve import (
     REPO,
     SCHEDULED,
+    ServeParts,
     fake_slack_before,
     front_end_settings,
-    sample_store,
+    serve_parts,
 )
 
 NOW = SCHEDULED + timedelta(minutes=1)
@@ -85,38 +80,10 @@ def local_process(
 # -- the process, in this event loop, against fake Slack and Discord servers --------------------
 
 
-@dataclass
-class Runtime:
-    """The parts of the composition root's runtime that serve uses."""
-
-    core: ReportCore
-    state: SQLiteState
-    ledger: StateLedger
-    subscriptions: StateSubscriptions
-    builder: DigestBuilder
-    sync: None = None  # no background mirror sync
-    store: None = None  # no charts, website or repair over the mirror
-    github: None = None  # no paced refresh
-    redis_reachable: None = None  # no Redis
-
-
 @pytest.fixture
-async def runtime() -> AsyncIterator[Runtime]:
-    store: SQLiteStore = await sample_store()
-    state = SQLiteState(":memory:", clock=lambda: NOW)
-    builder = DigestBuilder(
-        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
-    )
-    config = load_config()
-    core = ReportCore(
-        config=config,
-        get_digest=builder.build,
-        clock=lambda: NOW,
-        asker=question_asker(config, store, clock=lambda: NOW),
-    )
-    yield Runtime(core, state, StateLedger(state), StateSubscriptions(state), builder)
-    await state.close()
-    await store.close()
+async def runtime() -> AsyncIterator[ServeParts]:
+    async with serve_parts(NOW) as parts:
+        yield parts
 
 
 @pytest.fixture
@@ -152,7 +119,7 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
 
     async def go(
         made: Settings,
-        runtime: Runtime,
+        runtime: ServeParts,
         *,
         config: AppConfig | None = None,
         clock: Callable[[], datetime] = lambda: NOW,
@@ -210,7 +177,7 @@ def with_discord(made: Settings, fake: FakeDiscord) -> Settings:
 
 
 async def test_serves_with_only_slack_tokens(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """Socket Mode connects; /healthz is 200 with Slack and the scheduler running."""
     process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
@@ -238,7 +205,7 @@ async def healthz_until(process: BotProcess, status: int, seconds: float) -> dic
 
 
 async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """Slack closes Socket Mode for good: /healthz still says 200 (not connected) within the
     grace period, 503 once it has passed, and 200 again when Slack lets the bot reconnect."""
@@ -261,7 +228,7 @@ async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
 
 
 async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """/healthz names each part: the front end's link, the last daily post's result and age,
     the mirror sync's age (Redis only when configured)."""
@@ -278,7 +245,7 @@ async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
 
 
 async def test_serves_with_only_a_discord_token(
-    runtime: Runtime, discord: FakeDiscord, start: Any
+    runtime: ServeParts, discord: FakeDiscord, start: Any
 ) -> None:
     """The gateway is identified with the token; /healthz shows Discord running and its
     gateway ready."""
@@ -292,7 +259,7 @@ async def test_serves_with_only_a_discord_token(
 
 
 async def test_serves_both_front_ends(
-    runtime: Runtime, slack: FakeSlack, discord: FakeDiscord, start: Any
+    runtime: ServeParts, slack: FakeSlack, discord: FakeDiscord, start: Any
 ) -> None:
     """With every token both front ends run in the one process."""
     made = with_discord(
@@ -306,7 +273,7 @@ async def test_serves_both_front_ends(
 
 
 async def test_due_subscription_is_posted_and_counted(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """A subscription due a minute ago is posted to Slack; /metrics counts the post."""
     await StateSubscriptions(runtime.state).put_subscription(
@@ -351,7 +318,9 @@ def prometheus_samples(text: str) -> dict[str, tuple[str, float]]:
     return found
 
 
-async def test_metrics_are_prometheus_text(runtime: Runtime, slack: FakeSlack, start: Any) -> None:
+async def test_metrics_are_prometheus_text(
+    runtime: ServeParts, slack: FakeSlack, start: Any
+) -> None:
     """/metrics has Prometheus' content type and parses as its text format, every metric named,
     typed and documented once."""
     process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
@@ -382,7 +351,7 @@ def test_metric_help_is_escaped_and_names_are_checked() -> None:
 
 
 async def test_hundred_channels_due_together_cause_one_build(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """100 Slack channels subscribed to one repository at one time: one build, 100 threads."""
     subs = StateSubscriptions(runtime.state)
@@ -401,7 +370,7 @@ async def test_hundred_channels_due_together_cause_one_build(
 
 
 async def test_seeded_subscription_waits_for_its_next_run(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """A subscription from the configuration file is stored and not caught up at once."""
     config = AppConfig.model_validate(
@@ -431,7 +400,7 @@ async def slow_slack(
     return await fake_slack_before(delay)
 
 
-async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> None:
+async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: ServeParts) -> None:
     """A stop while the post is in flight lets it finish, then exits; it is posted once."""
     hold, arrived = asyncio.Event(), asyncio.Event()
     fake, runner = await slow_slack(hold, arrived)
@@ -459,7 +428,7 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
 
 
 async def test_stop_that_outlasts_the_drain_releases_the_post(
-    runtime: Runtime, slack: FakeSlack
+    runtime: ServeParts, slack: FakeSlack
 ) -> None:
     """A post still hanging when the drain ends is released; the next process posts it once."""
     hold, arrived = asyncio.Event(), asyncio.Event()
@@ -619,7 +588,7 @@ async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> 
 
 
 async def test_front_end_that_cannot_log_in_fails_the_process(
-    runtime: Runtime, discord: FakeDiscord
+    runtime: ServeParts, discord: FakeDiscord
 ) -> None:
     """A rejected Discord token ends the process with exit code 1 (so it gets restarted)."""
     discord.fail_next("GET", r"users/@me", 401, {"message": "401: Unauthorized", "code": 0})
@@ -646,7 +615,7 @@ HTTP = {"signing_secret": "shh-secret", "mode": "http"}
     ],
 )
 async def test_slack_token_that_is_refused_fails_the_process(
-    runtime: Runtime,
+    runtime: ServeParts,
     slack: FakeSlack,
     caplog: pytest.LogCaptureFixture,
     tokens: dict[str, str],
@@ -800,7 +769,7 @@ async def test_mirror_sync_keeps_every_followed_repository_fresh() -> None:
 
 
 async def test_discord_only_process_posts_the_daily_digest(
-    runtime: Runtime, discord: FakeDiscord, start: Any
+    runtime: ServeParts, discord: FakeDiscord, start: Any
 ) -> None:
     """With only a Discord token, a due Discord subscription gets its parent message and thread;
     Slack subscriptions are left to a process that has Slack."""
@@ -820,7 +789,7 @@ async def test_discord_only_process_posts_the_daily_digest(
 
 @pytest.mark.parametrize(("grace_hours", "posted"), [(6.0, True), (2.0, False)])
 async def test_missed_post_is_caught_up_late_within_the_configured_grace(
-    runtime: Runtime, slack: FakeSlack, start: Any, grace_hours: float, posted: bool
+    runtime: ServeParts, slack: FakeSlack, start: Any, grace_hours: float, posted: bool
 ) -> None:
     """Three hours after its time a missed post is made with a "Posted late" note when the grace
     period (VLLM_REPORT_SCHEDULE_GRACE_HOURS) is 6 hours, and not at all when it is 2."""
@@ -841,7 +810,7 @@ async def test_missed_post_is_caught_up_late_within_the_configured_grace(
 
 
 async def test_slack_out_of_reach_at_start_is_retried_not_fatal(
-    runtime: Runtime, caplog: pytest.LogCaptureFixture
+    runtime: ServeParts, caplog: pytest.LogCaptureFixture
 ) -> None:
     """When Slack cannot be reached at start the tokens stay unchecked and Slack keeps retrying:
     the process runs on and stops cleanly."""

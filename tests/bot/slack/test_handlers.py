@@ -14,11 +14,13 @@ from bot.commands.runner import ReportCore
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackPoster, SlackThreads, command_post
 from digest.backends.sqlite.state import SQLiteState
-from digest.schedule.command_threads import CommandThreads, ThreadRecovery
+from digest.schedule.command_threads import ThreadRecovery
 from digest.schedule.ledger import StateLedger
 from tests.bot.slack.conftest import NOW
 from tests.fakes.slack import FakeSlack
 from tests.support.clock import Clock
+from tests.support.command_threads import journal
+from tests.support.command_threads import recovery as threads_recovery
 
 
 @pytest.fixture
@@ -29,19 +31,10 @@ async def ledger() -> AsyncIterator[tuple[StateLedger, Clock]]:
     await state.close()
 
 
-def journal(ledger: StateLedger, clock: Clock, owner: str) -> CommandThreads:
-    return CommandThreads(ledger, clock=clock, owner=owner)
-
-
 def recovery(
     ledger: StateLedger, clock: Clock, core: ReportCore, owner: str, poster: SlackPoster
 ) -> ThreadRecovery:
-    return ThreadRecovery(
-        journal(ledger, clock, owner),
-        posts={"slack": SlackThreads(poster)},
-        build=core.build,
-        note=lambda thread, parts: f"cut short after {parts}",
-    )
+    return threads_recovery(ledger, clock, core, owner, {"slack": SlackThreads(poster)})
 
 
 def replica(

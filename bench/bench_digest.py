@@ -352,7 +352,7 @@ async def measure(
 async def serve_memory(seed: int, count: int) -> dict[str, Any]:
     """RSS of one long-lived process (like ``serve``) after ``count`` distinct 30-day digests."""
     logging.disable(logging.WARNING)
-    import bot.process.serve  # noqa: F401  (what serve has loaded before its first digest)
+    import bot.compose.services  # noqa: F401  (what serve has loaded before its first digest)
 
     fake = await FakeProcess.start(31, seed)
     config = load_config()

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import SecretStr
 
 from bot.compose import build_runtime
-from bot.site import SiteBuilder, SiteOptions, site_builder
+from bot.compose.site import site_builder
+from bot.site import SiteBuilder, SiteOptions
 from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Window

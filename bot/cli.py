@@ -266,7 +266,7 @@ async def _run_ask(
 async def _run_site(
     args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
 ) -> None:
-    from bot.site import site_builder
+    from bot.compose.site import site_builder
     from bot.site.command import site_options, summary
 
     options = site_options(args, settings, config)
@@ -290,7 +290,7 @@ def main(
     command = args_list[0] if args_list else ""
     try:
         if command == "serve":
-            from bot.process.serve import serve_main
+            from bot.compose.services import serve_main
 
             sargs = _serve_parser().parse_args(args_list[1:])
             _logging(sargs.verbose, err)

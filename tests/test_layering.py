@@ -114,6 +114,55 @@ def crossings(package: str = "digest") -> list[str]:
     return sorted(set(bad))
 
 
+# The floors of bot/, lowest first: a module imports bot modules of its own room or of a lower
+# floor only; the rooms of one floor do not import each other. The composition root is the top
+# but for the command line: it builds what the process runs, and the process imports it not.
+BOT_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("connection", "listen"),
+    ("commands",),
+    ("slack", "discord", "site", "ask_cli"),
+    ("process",),
+    ("compose",),
+    ("cli",),
+)
+
+
+def _room(module: str) -> str | None:
+    """``bot.slack.post`` -> ``slack``; ``bot.cli`` -> ``cli``; ``bot`` itself has no room."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "bot" and len(parts) > 1 else None
+
+
+def _floor(room: str) -> int:
+    return next(i for i, rooms in enumerate(BOT_FLOORS) if room in rooms)
+
+
+def upward(package: str = "bot") -> list[str]:
+    """Every import in ``package`` of a bot room on its own floor or higher, as
+    ``file -> module``."""
+    bad = []
+    for path, module in _edges(package):
+        own = _room(".".join(Path(path).with_suffix("").parts))
+        target = _room(module)
+        if own is None or target is None or own == target:
+            continue
+        if _floor(target) >= _floor(own):
+            bad.append(f"{path} -> {module}")
+    return sorted(set(bad))
+
+
+def test_floors_cover_the_bot() -> None:
+    """Every module and package at the top of bot/ is a room on one of the floors."""
+    tops = {p.stem for p in (ROOT / "bot").iterdir() if p.suffix == ".py" or p.is_dir()}
+    assert tops - {"__init__", "__pycache__"} == {room for rooms in BOT_FLOORS for room in rooms}
+
+
+def test_bot_rooms_import_only_lower_floors() -> None:
+    """No room of bot/ imports one on its own floor or above: the command line over the
+    composition root over the process over the front ends over the commands, one way."""
+    assert upward("bot") == []
+
+
 def test_stages_cover_the_core() -> None:
     """Every module and package at the top of digest/ is a named stage of the pipeline."""
     tops = {p.stem for p in (ROOT / "digest").iterdir() if p.suffix == ".py" or p.is_dir()}

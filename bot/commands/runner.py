@@ -13,12 +13,11 @@ from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import ConfigError
 from digest.github.names import valid_repo
-from digest.mirror.store import Store, Sync
 from digest.models import Answer, Digest, Topic, Window
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
-    from digest.ask import AnswerWriter, Asker
+    from digest.ask import Asker
 
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 
@@ -60,7 +59,12 @@ def digest_request(
 
 
 class ReportCore:
-    """Turns parsed commands into digest requests and runs them through ``get_digest``."""
+    """Turns parsed commands into digest requests and runs them through ``get_digest``.
+
+    Questions go to the answerer ``asker`` gives (the composition root makes it on the first
+    question, so that a digest never loads the question package); without one they are a
+    ``ConfigError``.
+    """
 
     def __init__(
         self,
@@ -70,10 +74,7 @@ class ReportCore:
         clock: Callable[[], datetime],
         default_writer: str = "template",
         default_lang: str | None = None,
-        store: Store | None = None,
-        sync: Sync | None = None,
-        answerer: AnswerWriter | None = None,
-        web_url: str = "https://github.com",
+        asker: Callable[[], Asker] | None = None,
         site_url: str | None = None,
     ) -> None:
         self.config = config
@@ -84,32 +85,7 @@ class ReportCore:
         self.default_writer = default_writer
         self.default_lang = default_lang = default_lang or config.default_lang
         self._fingerprint = config_fingerprint(config)
-        self._store = store
-        self._sync = sync
-        self._answerer = answerer
-        self._web_url = web_url
-        self._asker: Asker | None = None
-
-    def _question_asker(self) -> Asker | None:
-        """The answerer of questions, built (and the question package imported) on first use."""
-        if self._asker is None and self._store is not None:
-            from digest.ask import Asker, RepoInfo
-
-            self._asker = Asker(
-                store=self._store,
-                clock=self._clock,
-                topics=tuple(self.config.topic(name) for name in self.config.topics),
-                repos=tuple(
-                    RepoInfo(name, self.config.display_name(name), conf.timezone, conf.day_start)
-                    for name, conf in self.config.repos.items()
-                ),
-                default_repo=self.config.default_repo,
-                sync=self._sync,
-                writer=self._answerer,
-                web_url=self._web_url,
-                default_lang=self.default_lang,
-            )
-        return self._asker
+        self._asker = asker
 
     def request(
         self,
@@ -163,10 +139,9 @@ class ReportCore:
 
     async def ask(self, command: AskCommand) -> Answer:
         """The linked answer to a question; any question text gets an answer, never an error."""
-        asker = self._question_asker()
-        if asker is None:
+        if self._asker is None:
             raise ConfigError("questions need the mirror, and no store is configured")
         opts = command.options
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
-        return await asker.ask(command.question, repo=opts.repo, lang=opts.lang)
+        return await self._asker().ask(command.question, repo=opts.repo, lang=opts.lang)

@@ -1,7 +1,7 @@
 """The Discord front end: ``/vllm-report`` and friends, digest threads and mentions."""
 
 from bot.commands.subscriptions import Subscriptions
-from bot.discord.client import ReportClient, build_discord_client
+from bot.discord.app import ReportClient, build_discord_client
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd
 from bot.discord.limits import LimitError

@@ -26,7 +26,7 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import AskCommand, Command, DigestCommand, SettingsCommand
 from bot.commands.subscriptions import Subscriptions
-from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
+from bot.commands.tracking import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
 from bot.discord.post import (
     NO_MENTIONS,
     THREAD_ARCHIVE_MINUTES,

@@ -1,8 +1,9 @@
-"""``vllm-report serve``: chat front ends, daily scheduler and mirror sync in one process.
+"""The ``serve`` process: chat front ends, daily scheduler and mirror sync, run together.
 
-Every front end with its tokens runs (Slack in Socket Mode or HTTP mode, Discord over its
-gateway); with none it says what to configure and exits non-zero, and a token that Slack or
-Discord refuses at start-up ends the process with exit code 1. ``/healthz`` and ``/metrics``
+:class:`BotProcess` runs the :class:`Services` the composition root built
+(:func:`bot.compose.services.serve`): every front end with its tokens (Slack in Socket Mode or
+HTTP mode, Discord over its gateway); a token that Slack or Discord refuses at start-up ends the
+process with exit code 1. ``/healthz`` and ``/metrics``
 listen on ``VLLM_REPORT_HTTP_PORT``. SIGTERM (or SIGINT) stops new work at once; posts in flight
 get ``drain_s`` seconds to finish, and a daily post still in flight by then is released with
 the parts of its thread that are out recorded, so the next run (here or on another replica)
@@ -14,43 +15,88 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
+from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.commands.subscriptions import seed_subscriptions
-from bot.compose import build_runtime, load_settings, utcnow
-from bot.compose.services import Services, SlackFrontEnd, build_services, plan
+from bot.commands.subscriptions import ChannelCheck, SeedableStore, seed_subscriptions
 from bot.connection import Connection
-from bot.process.collector import pace_collector
 from bot.process.health import HealthServer, health_app, start_health
-from bot.process.logs import configure
-from bot.process.metrics import ErrorCounter
+from bot.process.metrics import Metrics
+from bot.process.refresh import MirrorSync
 from bot.slack import run_http, run_socket_mode
+from bot.slack.jobs import Jobs
 from bot.slack.post import slack_error
-from config.settings import AppConfig, Settings
+from config.settings import AppConfig
 from digest.errors import DigestError
+from digest.schedule.command_threads import ThreadRecovery
+from digest.schedule.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from bot.discord.app import ReportClient
+    from bot.site.publish import SitePublisher
 
 log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_CONFIG = 6
 DRAIN_S = 25.0
 
-NO_FRONT_END = """\
-vllm-report serve: no chat front end is configured, so there is nothing to serve.
-Set the tokens of at least one (see docs/deploy.md):
-  Slack, Socket Mode (default):  SLACK_BOT_TOKEN and SLACK_APP_TOKEN
-  Slack, HTTP mode:              SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_MODE=http
-  Discord:                       DISCORD_TOKEN
-"""
+
+@dataclass(slots=True)
+class SlackFrontEnd:
+    """The Slack app with its Web API client and its bot's work in flight, and how it is
+    served."""
+
+    app: AsyncApp
+    web_client: AsyncWebClient
+    jobs: Jobs  # what the bot does after acknowledging; drained on stop
+    signed: bool  # built with a signing secret: HTTP requests can be verified
+    app_token: str | None  # Socket Mode with it, HTTP mode (on ``port``) without
+    port: int
+    ping_s: float = 10.0  # Socket Mode's ping interval (and reconnect pace)
+    link: Connection = field(default_factory=Connection)  # the session, or the endpoint, is up
+
+
+@dataclass(slots=True)
+class Services:
+    """Everything ``serve`` runs, built on a runtime; ``serve`` only starts and stops them."""
+
+    front_ends: tuple[str, ...]  # "slack-socket" | "slack-http", "discord"
+    config: AppConfig
+    clock: Callable[[], datetime]
+    subscriptions: SeedableStore
+    channel_checks: Mapping[str, ChannelCheck]  # for the configuration file's subscriptions
+    scheduler: Scheduler
+    threads: ThreadRecovery  # completes the command threads a replica left short
+    metrics: Metrics
+    http_port: int
+    slack: SlackFrontEnd | None = None
+    discord: ReportClient | None = None
+    discord_token: str | None = None
+    refresh: MirrorSync | None = None
+    site: SitePublisher | None = None  # rebuilds the report website after each daily post
+    site_root: Path | None = None  # the website ``serve`` serves at /reports/ (None: it does not)
+    redis_reachable: Callable[[], Awaitable[bool]] | None = None  # None: no Redis
+    health_grace_s: float = 60.0
+
+    @property
+    def links(self) -> dict[str, Connection]:
+        """Each front end's link to its platform."""
+        found: dict[str, Connection] = {}
+        if self.slack is not None:
+            found["slack"] = self.slack.link
+        if self.discord is not None:
+            found["discord"] = self.discord.gateway
+        return found
 
 
 class TokenRejected(RuntimeError):
@@ -115,7 +161,6 @@ class BotProcess:
         http_host: str = "0.0.0.0",
     ) -> None:
         self.services = services
-        self.plan = services.plan
         self.scheduler = services.scheduler
         self.sync = services.refresh
         self.metrics = services.metrics
@@ -157,7 +202,7 @@ class BotProcess:
         self.health = await start_health(app, self.http_host, services.http_port)
         log.info(
             "serve.started",
-            extra={"front_ends": list(self.plan.front_ends), "http_port": self.health.port},
+            extra={"front_ends": list(services.front_ends), "http_port": self.health.port},
         )
         self.started.set()
         failed = await self._watch()
@@ -171,6 +216,7 @@ class BotProcess:
             await run_socket_mode(
                 slack.app,
                 slack.app_token,
+                jobs=slack.jobs,
                 stop=self.stop,
                 drain_s=self.drain_s,
                 ping_interval=slack.ping_s,
@@ -179,7 +225,13 @@ class BotProcess:
             )
         else:
             await run_http(
-                slack.app, slack.port, stop=self.stop, drain_s=self.drain_s, connection=slack.link
+                slack.app,
+                slack.port,
+                jobs=slack.jobs,
+                signed=slack.signed,
+                stop=self.stop,
+                drain_s=self.drain_s,
+                connection=slack.link,
             )
 
     @property
@@ -266,7 +318,8 @@ class BotProcess:
         log.info("serve.stopped")
 
 
-def _install_signals(stop: asyncio.Event) -> Callable[[], None]:
+def install_signals(stop: asyncio.Event) -> Callable[[], None]:
+    """SIGTERM and SIGINT set ``stop``; the function returned removes the handlers."""
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -279,53 +332,3 @@ def _install_signals(stop: asyncio.Event) -> Callable[[], None]:
             loop.remove_signal_handler(sig)
 
     return remove
-
-
-async def serve(
-    settings: Settings,
-    config: AppConfig,
-    *,
-    clock: Callable[[], datetime] = utcnow,
-    stop: asyncio.Event | None = None,
-    handle_signals: bool = True,
-    drain_s: float = DRAIN_S,
-    http_host: str = "0.0.0.0",
-    err: TextIO | None = None,
-    errors: ErrorCounter | None = None,
-) -> int:
-    """Run the bot process until SIGTERM/SIGINT (or ``stop``); returns the exit code."""
-    chosen = plan(settings)
-    if not chosen.front_ends:
-        stream = err or sys.stderr
-        stream.write(NO_FRONT_END)
-        for problem in chosen.problems:
-            stream.write(f"  problem: {problem}\n")
-        return EXIT_CONFIG
-    for problem in chosen.problems:
-        log.warning("serve.front_end_skipped", extra={"problem": problem})
-    stop = stop or asyncio.Event()
-    remove_signals = _install_signals(stop) if handle_signals else (lambda: None)
-    try:
-        async with build_runtime(settings, config, clock=clock) as runtime:
-            services = build_services(settings, config, runtime, clock=clock, errors=errors)
-            process = BotProcess(services, stop=stop, drain_s=drain_s, http_host=http_host)
-            return await process.run()
-    finally:
-        remove_signals()
-
-
-def serve_main(
-    config_path: str | None = None, *, verbose: bool = False, err: TextIO | None = None
-) -> int:
-    """The ``vllm-report serve`` entry point: settings from the environment, logs, then serve."""
-    settings, config = load_settings(config_path)
-    pace_collector()
-    level = logging.DEBUG if verbose else logging.INFO
-    configure(json_lines=settings.log_json, level=level, stream=err)
-    errors = ErrorCounter()
-    root = logging.getLogger()
-    root.addHandler(errors)
-    try:
-        return asyncio.run(serve(settings, config, err=err, errors=errors))
-    finally:
-        root.removeHandler(errors)

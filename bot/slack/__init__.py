@@ -1,7 +1,8 @@
 """The Slack front end: ``/vllm-report``, mentions and DMs, in Socket Mode or HTTP mode."""
 
-from bot.slack.app import COMMAND, build_slack_app, slack_bot
+from bot.slack.app import COMMAND, build_slack_app
 from bot.slack.dedup import Claims, MemoryClaims
+from bot.slack.handlers import SlackBot
 from bot.slack.limits import violations
 from bot.slack.mrkdwn import escape, link
 from bot.slack.post import SlackPoster
@@ -13,6 +14,7 @@ __all__ = [
     "Claims",
     "HttpServer",
     "MemoryClaims",
+    "SlackBot",
     "SlackPost",
     "SlackPoster",
     "build_slack_app",
@@ -22,7 +24,6 @@ __all__ = [
     "render_slack",
     "run_http",
     "run_socket_mode",
-    "slack_bot",
     "start_http",
     "violations",
 ]

@@ -27,7 +27,7 @@ from bot.commands.dispatch import (
 )
 from bot.commands.grammar import HelpCommand, UsageError
 from bot.commands.subscriptions import Directory, Subscriptions, overview
-from bot.commands.threads import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
+from bot.commands.tracking import UNTRACKED, ThreadJournal, ThreadTracker, open_thread, posting
 from bot.slack.dedup import Claims, Deliveries
 from bot.slack.home import home_view, latest_days, submitted, subscribe_modal
 from bot.slack.jobs import Jobs

@@ -1,7 +1,7 @@
 """Posting to Slack: one thread path for commands and daily posts, paced per channel.
 
 About one message per second per channel; 429 ``Retry-After`` is honoured by the client's retry
-handlers (:mod:`bot.slack.client`). A thread is posted part
+handlers (:mod:`bot.slack.web`). A thread is posted part
 by part (the parent, then each reply in order) and the caller hears of every part Slack accepted,
 so the daily post can record the run as soon as its parent is out.
 """
@@ -111,7 +111,7 @@ class SlackPoster:
             args["blocks"] = message["blocks"]
         if thread_ts:
             args["thread_ts"] = thread_ts
-        # 429s are retried by the client's retry handlers (bot.slack.client), in this turn
+        # 429s are retried by the client's retry handlers (bot.slack.web), in this turn
         response = await self._pacer.run(channel, lambda: self.client.chat_postMessage(**args))
         return str(response["ts"])
 

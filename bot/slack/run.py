@@ -12,7 +12,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.connection import Connection
 from bot.listen import listen
-from bot.slack.app import has_signing_secret, slack_bot
+from bot.slack.jobs import Jobs
 from digest.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,8 @@ async def _until(stop: asyncio.Event | None) -> None:
         await stop.wait()
 
 
-async def _finish(app: AsyncApp, drain_s: float) -> None:
-    await slack_bot(app).jobs.drain(drain_s)
+async def _finish(jobs: Jobs, drain_s: float) -> None:
+    await jobs.drain(drain_s)
     log.info("slack.stopped")
 
 
@@ -37,6 +37,7 @@ async def run_socket_mode(
     app: AsyncApp,
     app_token: str,
     *,
+    jobs: Jobs,
     stop: asyncio.Event | None = None,
     drain_s: float = DRAIN_S,
     ping_interval: float = 10.0,
@@ -47,7 +48,7 @@ async def run_socket_mode(
 
     Every ``watch_s`` seconds whether the session is open goes to ``connection`` (slack_sdk
     reconnects by itself). On stop the WebSocket closes first, so nothing new arrives, then posts
-    in flight get up to ``drain_s`` seconds to finish.
+    in flight (the bot's ``jobs``) get up to ``drain_s`` seconds to finish.
     """
     handler = AsyncSocketModeHandler(
         app, app_token, web_client=app.client, ping_interval=ping_interval
@@ -69,7 +70,7 @@ async def run_socket_mode(
     finally:
         link.down()
         await handler.close_async()  # type: ignore[no-untyped-call]
-        await _finish(app, drain_s)
+        await _finish(jobs, drain_s)
 
 
 async def _until_or(stop: asyncio.Event | None, seconds: float) -> bool:
@@ -91,28 +92,41 @@ class HttpServer:
     runner: web.AppRunner
     port: int
     app: AsyncApp
+    jobs: Jobs  # the bot's work in flight
 
     async def stop(self, drain_s: float = DRAIN_S) -> None:
         """Stop accepting requests, then let posts in flight finish."""
         await self.runner.cleanup()
-        await _finish(self.app, drain_s)
+        await _finish(self.jobs, drain_s)
 
 
 async def start_http(
-    app: AsyncApp, port: int, *, host: str = "0.0.0.0", path: str = EVENTS_PATH
+    app: AsyncApp,
+    port: int,
+    *,
+    jobs: Jobs,
+    signed: bool,
+    host: str = "0.0.0.0",
+    path: str = EVENTS_PATH,
 ) -> HttpServer:
-    """Start serving ``app``'s HTTP endpoint at ``path``; ``port`` 0 picks a free port."""
-    if not has_signing_secret(app):
+    """Start serving ``app``'s HTTP endpoint at ``path``; ``port`` 0 picks a free port.
+
+    ``signed`` says whether ``app`` was built with a signing secret: without one no request
+    could be verified, and the endpoint does not start.
+    """
+    if not signed:
         raise ConfigError("Slack HTTP mode needs SLACK_SIGNING_SECRET to verify requests")
     runner, bound = await listen(app.web_app(path=path, port=port), host, port)
     log.info("slack.http_listening", extra={"host": host, "port": bound, "path": path})
-    return HttpServer(runner, bound, app)
+    return HttpServer(runner, bound, app, jobs)
 
 
 async def run_http(
     app: AsyncApp,
     port: int,
     *,
+    jobs: Jobs,
+    signed: bool,
     host: str = "0.0.0.0",
     path: str = EVENTS_PATH,
     stop: asyncio.Event | None = None,
@@ -121,7 +135,7 @@ async def run_http(
 ) -> None:
     """Serve ``app`` over HTTP until ``stop`` is set (or the task is cancelled); ``connection``
     is up while the endpoint listens."""
-    server = await start_http(app, port, host=host, path=path)
+    server = await start_http(app, port, jobs=jobs, signed=signed, host=host, path=path)
     link = connection or Connection()
     link.up()
     try:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import math
 import os
-import random
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -20,19 +19,15 @@ from hypothesis import strategies as st
 
 from bot.ask_cli import cli_line, run_ask
 from bot.commands.dispatch import AnswerBuild, Dispatcher, Reply, granted
-from bot.commands.grammar import AskCommand, Options, UsageError, parse
+from bot.commands.grammar import AskCommand, UsageError
 from bot.commands.runner import ReportCore
 from bot.discord import DiscordPost, MessageSpec, validate
 from bot.discord import render_answer as discord_answer
 from bot.discord.render import clip
 from bot.slack import SlackPost, violations
 from bot.slack import render_answer as slack_answer
-from config.settings import load_config
 from digest.ask.llm import LLMAnswerer
 from digest.backends.sqlite.mirror import SQLiteStore
-from digest.builder import DigestRequest
-from digest.errors import ConfigError
-from digest.models import Answer, Digest
 from digest.render.answer import render_answer_markdown
 from tests.digest.conftest import (
     REPO,
@@ -45,59 +40,14 @@ from tests.digest.conftest import (
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
 from tests.fakes.openai_server import FakeOpenAI, gullible
 from tests.support.ask_phrases import PIECES
+from tests.support.asking import asking_core, sample_core
 from tests.support.synthetic import generate
-
-
-async def _no_digest(request: DigestRequest) -> Digest:
-    raise ConfigError("no digests in these tests")
 
 
 @pytest.fixture
 async def core() -> AsyncIterator[ReportCore]:
-    store = SQLiteStore(":memory:")
-    await fill(store, *sample_rows())
-    yield ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: SAMPLE_NOW, store=store
-    )
-    await store.close()
-
-
-async def test_core_answers_a_parsed_question(core: ReportCore) -> None:
-    """``ask what's new in ROCm?`` parsed by the shared grammar gets the linked ROCm answer."""
-    command = parse("ask what's new in ROCm?")
-    assert isinstance(command, AskCommand)
-    answer = await core.ask(command)
-    assert isinstance(answer, Answer)
-    assert set(answer.cites) == SAMPLE_ROCM_WEEK and answer.repo == "vllm-project/vllm"
-
-
-async def test_core_uses_the_language_option(core: ReportCore) -> None:
-    """``lang:zh`` answers in Chinese even for an English question."""
-    answer = await core.ask(AskCommand("what's new in ROCm?", Options(lang="zh")))
-    assert answer.lang == "zh"
-
-
-async def test_core_rejects_a_malformed_repository(core: ReportCore) -> None:
-    """A repository option that is not owner/name is a usage error, not a crash."""
-    with pytest.raises(UsageError):
-        await core.ask(AskCommand("what's new?", Options(repo="not a repo")))
-
-
-async def test_core_without_a_mirror_says_so() -> None:
-    """Without a store the core explains that questions need the mirror."""
-    bare = ReportCore(config=load_config(), get_digest=_no_digest, clock=lambda: SAMPLE_NOW)
-    with pytest.raises(ConfigError, match="mirror"):
-        await bare.ask(AskCommand("what's new in ROCm?"))
-
-
-async def test_core_answers_any_text(core: ReportCore) -> None:
-    """Random question texts always come back as answers."""
-    rng = random.Random(3)
-    alphabet = "aZ09 ?!@<>[]*_`#\x00最近本周\u202e😀"
-    for _ in range(40):
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80)))
-        answer = await core.ask(AskCommand(text))
-        assert answer.blocks
+    async with sample_core() as made:
+        yield made
 
 
 async def test_cli_renders_markdown(core: ReportCore) -> None:
@@ -138,9 +88,7 @@ async def _hostile_core(store: SQLiteStore) -> ReportCore:
         for i, title in enumerate(_HOSTILE_TITLES)
     ]
     await fill(store, [*sample_rows()[0], *rows], sample_rows()[1])
-    return ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: SAMPLE_NOW, store=store
-    )
+    return asking_core(store, lambda: SAMPLE_NOW)
 
 
 def _slack_is_safe(post: SlackPost) -> None:
@@ -164,9 +112,7 @@ async def week_core() -> AsyncIterator[ReportCore]:
     week = synthetic(7)
     store = SQLiteStore(":memory:")
     await fill(store, week.issues, week.comments)
-    yield ReportCore(
-        config=load_config(), get_digest=_no_digest, clock=lambda: week.now, store=store
-    )
+    yield asking_core(store, lambda: week.now)
     await store.close()
 
 
@@ -220,13 +166,7 @@ async def test_model_written_answers_fit_and_stay_inert() -> None:
     async with FakeOpenAI() as fake:
         fake.script("ask", gullible, gullible)
         client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
-        core = ReportCore(
-            config=load_config(),
-            get_digest=_no_digest,
-            clock=lambda: SAMPLE_NOW,
-            store=store,
-            answerer=LLMAnswerer(client, "qwen3-8b", timeout=5.0),
-        )
+        core = asking_core(store, lambda: SAMPLE_NOW, LLMAnswerer(client, "qwen3-8b", timeout=5.0))
         try:
             gullible_answer = await core.ask(AskCommand("what's new in ROCm?"))
             grounded_answer = await core.ask(AskCommand("ROCm 最近有什么进展？"))

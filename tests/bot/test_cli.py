@@ -440,6 +440,36 @@ async def test_a_digest_from_the_cache_opens_no_connection(
     assert not re.search(r"\|\s+httpcore$", again.err, re.M)
 
 
+def _loaded(importtime: str) -> set[str]:
+    """The modules a ``-X importtime`` run imported, from its report on stderr."""
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in importtime.splitlines()
+        if line.startswith("import time:")
+    }
+
+
+async def test_a_digest_from_the_cache_loads_neither_questions_nor_serve(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Repeated, a past day's digest (model-written, with a model configured) loads neither the
+    question package, nor what only `serve` runs, nor a chat SDK: the answerer waits for a
+    question."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    day = (datetime.now(UTC) - timedelta(days=2)).date().isoformat()
+    async with FakeOpenAI() as model:
+        env = {"GITHUB_API_URL": github.url, "LLM_BASE_URL": model.base_url, "LLM_MODEL": "m"}
+        first = await _cli(day, env=env, tmp=tmp_path)
+        again = await _cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
+    assert first.code == again.code == 0, again.err
+    assert first.out == again.out
+    loaded = _loaded(again.err)
+    assert "digest.writers.llm" in loaded  # the model's writer is built, its answerer is not
+    unwanted = ("digest.ask", "bot.compose.services", "slack_bolt", "discord", "prometheus_client")
+    assert [name for name in unwanted if name in loaded] == []
+
+
 async def test_a_proxy_in_the_environment_is_honoured(github: FakeGitHub, tmp_path: Path) -> None:
     """With HTTP_PROXY set, requests go through it: here a closed port, so GitHub is
     unreachable (exit 5) though the fake answers directly."""

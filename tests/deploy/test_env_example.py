@@ -7,7 +7,7 @@ import re
 import pytest
 import yaml
 
-from bot.compose.services import plan
+from bot.compose.front_ends import plan
 from config.settings import Settings
 from tests.deploy.test_dockerfile import final_stage, replay
 from tests.support.paths import ROOT

@@ -26,18 +26,18 @@ from redis.asyncio import Redis
 
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ScheduledRequests
-from bot.compose.services import DailyPoster
-from bot.slack.client import web_client
+from bot.compose.front_ends import DailyPoster
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackDaily, SlackPoster, SlackThreads
+from bot.slack.web import web_client
 from config.settings import load_config
 from digest.backends.redis.ledger import RedisLedger
 from digest.backends.redis.state import RedisState
 from digest.builder import DigestRequest
 from digest.models import Digest
+from digest.schedule.command_threads import CommandThreads, ThreadRecovery
 from digest.schedule.scheduler import Backoff, Scheduler
 from digest.schedule.subscriptions import StateSubscriptions
-from digest.schedule.threads import CommandThreads
 from tests.support.serve import SCHEDULED, sample_digest
 
 CLAIM_TTL = timedelta(seconds=1)
@@ -61,20 +61,18 @@ async def main(
     poster = SlackPoster(web_client("xoxb-crash", slack_url), pace_s=PACE_S)
     ledger = RedisLedger(client, prefix=prefix)
     if mode and mode[0] in ("command", "recover"):
-        threads = CommandThreads(
-            ledger,
-            build=build,
-            note=lambda thread, parts: f"cut short after {parts}",
-            clock=clock,
-            posts={"slack": SlackThreads(poster)},
-            owner=owner,
-            claim_ttl=CLAIM_TTL,
-            poll=timedelta(seconds=0.2),
-        )
+        threads = CommandThreads(ledger, clock=clock, owner=owner, claim_ttl=CLAIM_TTL)
         try:
             if mode[0] == "recover":
+                recovery = ThreadRecovery(
+                    threads,
+                    posts={"slack": SlackThreads(poster)},
+                    build=build,
+                    note=lambda thread, parts: f"cut short after {parts}",
+                    poll=timedelta(seconds=0.2),
+                )
                 print("ready", flush=True)
-                await threads.run_forever(stop)
+                await recovery.run_forever(stop)
             else:
                 await commands(threads, poster, build, clock, mode[1:], stop)
         finally:

@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
-from config.settings import load_config
+from bot.commands.runner import ReportCore
+from bot.compose.questions import question_asker
+from config.settings import DiscordSettings, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestBuilder, DigestRequest
 from digest.github.parse import comment_from_api, item_from_api
 from digest.models import Digest, Window
+from digest.schedule.ledger import StateLedger
 from digest.schedule.subscription import Subscription, run_window
+from digest.schedule.subscriptions import StateSubscriptions
 from digest.writers.template import TemplateWriter
+from tests.fakes.discord import TOKEN as DISCORD_TOKEN
 from tests.fakes.slack import FakeSlack
+from tests.support.clock import Clock
 from tests.support.paths import SAMPLE as DATA
 
 REPO = "vllm-project/vllm"
@@ -93,3 +102,57 @@ async def fake_slack_before(before: Before) -> tuple[FakeSlack, web.AppRunner]:
     await site.start()
     fake.port = runner.addresses[0][1]
     return fake, runner
+
+
+def front_end_settings(
+    *, slack: str | None = None, discord: bool = False, **slack_kw: Any
+) -> Settings:
+    """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
+    s = SlackSettings(**slack_kw)
+    if slack == "socket":
+        s = SlackSettings(bot_token="xoxb-serve", app_token="xapp-1-test", **slack_kw)
+    elif slack == "http":
+        s = SlackSettings(bot_token="xoxb-serve", signing_secret="shh", mode="http", **slack_kw)
+    d = DiscordSettings(token=DISCORD_TOKEN) if discord else DiscordSettings()
+    return Settings(slack=s, discord=d, http_port=0)
+
+
+@dataclass
+class ServeParts:
+    """The parts of the composition root's runtime that ``serve`` uses, over the sample day;
+    what a test runtime lacks is None: no mirror sync, no mirror to chart, publish or repair,
+    no GitHub to pace by, no Redis."""
+
+    core: ReportCore
+    state: SQLiteState
+    ledger: StateLedger
+    subscriptions: StateSubscriptions
+    builder: DigestBuilder
+    clock: Clock  # the one the state and the core read; tests move it
+    sync: None = None
+    store: None = None
+    github: None = None
+    redis_reachable: None = None
+
+
+@asynccontextmanager
+async def serve_parts(now: datetime) -> AsyncIterator[ServeParts]:
+    """The parts over the sample day's mirror and fresh SQLite state, the clock at ``now``."""
+    clock = Clock(now)
+    store = await sample_store()
+    state = SQLiteState(":memory:", clock=clock)
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=clock
+    )
+    config = load_config()
+    core = ReportCore(
+        config=config,
+        get_digest=builder.build,
+        clock=clock,
+        asker=question_asker(config, store, clock=clock),
+    )
+    try:
+        yield ServeParts(core, state, StateLedger(state), StateSubscriptions(state), builder, clock)
+    finally:
+        await state.close()
+        await store.close()

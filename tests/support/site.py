@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.compose import build_runtime
-from bot.site import SiteOptions, SiteReport, site_builder
+from bot.compose.site import site_builder
+from bot.site import SiteOptions, SiteReport
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock

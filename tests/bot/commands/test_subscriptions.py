@@ -23,7 +23,7 @@ from bot.commands.subscriptions import (
     new_subscription,
     seed_subscriptions,
 )
-from bot.compose.services import DailyPoster
+from bot.compose.front_ends import DailyPoster
 from bot.discord.post import channel_id
 from bot.slack import SlackPoster
 from bot.slack.managers import is_manager

@@ -17,8 +17,11 @@ from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
-from bot.discord import ReportClient, build_discord_client
+from bot.commands.tracking import ThreadJournal
+from bot.compose.questions import question_asker
+from bot.discord import DiscordFrontEnd, ReportClient, build_discord_client
 from bot.discord.endpoints import point_discord_at
+from bot.discord.post import ChartFn
 from config.settings import DiscordSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
@@ -82,8 +85,12 @@ def make_core(
     builder = DigestBuilder(
         store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: now
     )
+    config = load_config()
     return ReportCore(
-        config=load_config(), get_digest=get_digest or builder.build, clock=lambda: now, store=store
+        config=config,
+        get_digest=get_digest or builder.build,
+        clock=lambda: now,
+        asker=question_asker(config, store, clock=lambda: now),
     )
 
 
@@ -154,19 +161,21 @@ async def start_bot(
         now: datetime = NOW,
         defaults: DefaultsStore | None = None,
         buttons: DigestButtons | None = None,
+        chart: ChartFn | None = None,
+        threads: ThreadJournal | None = None,
         **options: Any,
     ) -> ReportClient:
         settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
-        client = build_discord_client(
-            core,
-            settings,
+        front = DiscordFrontEnd(
+            core=core,
             subscriptions=subscriptions,
+            clock=lambda: now,
             defaults=defaults,
             buttons=buttons,
-            clock=lambda: now,
-            guild_ready_timeout=0.01,
-            **options,
+            chart=chart,
+            threads=threads,
         )
+        client = build_discord_client(front, settings, guild_ready_timeout=0.01, **options)
         task = asyncio.create_task(client.start(TOKEN))
         running.append((client, task))
         await asyncio.wait_for(client.wait_until_ready(), 5)

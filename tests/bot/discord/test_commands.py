@@ -19,7 +19,6 @@ from digest.models import Digest
 from digest.render.chat import TOP_ENTRIES
 from tests.bot.discord.conftest import HOSTILE_LOGIN, StartBot, make_core, synthetic_digest
 from tests.fakes.discord import (
-    APP_ID,
     CHANNEL_ID,
     EPHEMERAL,
     MANAGE_CHANNELS,
@@ -49,57 +48,6 @@ PRIVILEGED = MESSAGE_CONTENT_INTENT | (1 << 1) | (1 << 8)
 
 async def _digest_post(core: ReportCore, window: str = "2026-01-31") -> Digest:
     return await core.digest(DigestCommand(window))
-
-
-async def test_login_syncs_commands_without_privileged_intents(
-    bot: ReportClient, fake: FakeDiscord
-) -> None:
-    """Login identifies without privileged intents and registers the typed commands."""
-    assert fake.identify is not None
-    assert fake.identify["token"] == TOKEN
-    assert fake.identify["intents"] & PRIVILEGED == 0
-    assert fake.gateway_queries[0]["v"] == "10"
-    synced = fake.find("PUT", rf"applications/{APP_ID}/commands")[0].body
-    names = {c["name"] for c in synced}
-    assert names == {
-        "vllm-report",
-        "vllm-ask",
-        "vllm-subscribe",
-        "vllm-unsubscribe",
-        "vllm-subscriptions",
-        "vllm-settings",
-        "vllm-help",
-    }
-    report = next(c for c in synced if c["name"] == "vllm-report")
-    options = {o["name"]: o for o in report["options"]}
-    assert options["window"]["autocomplete"] is True
-    assert options["topic"]["autocomplete"] is True
-    assert options["repository"]["autocomplete"] is True
-    assert {c["value"] for c in options["language"]["choices"]} == {"zh", "en"}
-    ask = next(c for c in synced if c["name"] == "vllm-ask")
-    assert ask["options"][0]["name"] == "question" and ask["options"][0]["max_length"] == 500
-    managed = {c["name"]: c.get("default_member_permissions") for c in synced}
-    assert int(managed["vllm-subscribe"]) == int(managed["vllm-unsubscribe"]) == MANAGE_CHANNELS
-    subscribe = next(c for c in synced if c["name"] == "vllm-subscribe")
-    sub_options = {o["name"]: o for o in subscribe["options"]}
-    assert {c["value"] for c in sub_options["schedule"]["choices"]} == {
-        "daily",
-        "weekdays",
-        "weekly",
-    }
-    assert [c["value"] for c in sub_options["day"]["choices"]][:2] == ["mon", "tue"]
-    assert managed["vllm-report"] is None and managed["vllm-ask"] is None
-
-
-async def test_heartbeats_are_acknowledged_and_the_session_holds(
-    start_bot: StartBot, fake: FakeDiscord, core: ReportCore
-) -> None:
-    """The client heartbeats at HELLO's interval, reads each ACK, and never reconnects."""
-    fake.heartbeat_interval_ms = 40
-    client = await start_bot(core, heartbeat_timeout=0.3)
-    await fake.wait_for(lambda _: fake.heartbeats >= 8)
-    assert len(fake.gateway_queries) == 1  # a missed ACK would have closed and reconnected
-    assert client.latency < 1.0  # measured from an ACK
 
 
 async def test_report_defers_then_posts_parent_and_thread(
@@ -243,29 +191,6 @@ async def test_unexpected_failure_is_logged_and_worded(
     assert failed[0].exc_info is not None
     assert failed[0].command == "DigestCommand"  # type: ignore[attr-defined]
     assert TOKEN not in caplog.text
-
-
-async def test_window_autocomplete_offers_relative_windows_and_recent_days(
-    bot: ReportClient, fake: FakeDiscord
-) -> None:
-    """Autocomplete of window suggests today, week, Nd and the last complete local days."""
-    await fake.command("vllm-report", {"window": ""}, autocomplete="window")
-    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
-    callback = fake.find("POST", CALLBACK)[0].body
-    assert callback["type"] == 8
-    values = [c["value"] for c in callback["data"]["choices"]]
-    assert values[:6] == ["today", "yesterday", "week", "3d", "7d", "14d"]
-    assert values[6:9] == ["2026-01-31", "2026-01-30", "2026-01-29"]
-
-
-async def test_topic_autocomplete_lists_configured_topics(
-    bot: ReportClient, fake: FakeDiscord
-) -> None:
-    """Autocomplete of topic offers the configured topics."""
-    await fake.command("vllm-report", {"topic": "ro"}, autocomplete="topic")
-    await fake.wait_for(lambda calls: bool(fake.find("POST", CALLBACK)))
-    choices = fake.find("POST", CALLBACK)[0].body["data"]["choices"]
-    assert choices == [{"name": "rocm", "value": "rocm"}]
 
 
 async def test_rate_limit_is_waited_out(

@@ -15,11 +15,13 @@ from bot.discord import ReportClient, render_discord
 from bot.discord.post import DiscordThreads
 from bot.discord.render import DiscordPost
 from digest.backends.sqlite.state import SQLiteState
+from digest.schedule.command_threads import ThreadRecovery
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.bot.discord.conftest import NOW, StartBot
 from tests.fakes.discord import BOT_ID, CHANNEL_ID, FakeDiscord
 from tests.support.clock import Clock
+from tests.support.command_threads import journal
+from tests.support.command_threads import recovery as threads_recovery
 from tests.support.discord_helpers import embeds, in_channel, payload, thread_ids
 
 
@@ -31,17 +33,10 @@ async def ledger() -> AsyncIterator[tuple[StateLedger, Clock]]:
     await state.close()
 
 
-def journal(
-    ledger: StateLedger, clock: Clock, core: ReportCore, owner: str, client: ReportClient | None
-) -> CommandThreads:
-    return CommandThreads(
-        ledger,
-        build=core.build,
-        note=lambda thread, parts: f"cut short after {parts}",
-        clock=clock,
-        posts={"discord": DiscordThreads(client)} if client is not None else {},
-        owner=owner,
-    )
+def recovery(
+    ledger: StateLedger, clock: Clock, core: ReportCore, owner: str, client: ReportClient
+) -> ThreadRecovery:
+    return threads_recovery(ledger, clock, core, owner, {"discord": DiscordThreads(client)})
 
 
 async def posted_in_full(fake: FakeDiscord, expected: int) -> None:
@@ -65,7 +60,7 @@ async def left_short(
     (parent_call,) = fake.find("POST", r"webhooks/\d+/[^/]+$")
     thread = thread_ids(fake)[0]
     ids = [parent_call.response["id"], *(c.response["id"] for c in in_channel(fake, thread))]
-    dead = journal(store, clock, core, "dead", None)
+    dead = journal(store, clock, "dead")
     tracked = await dead.open(
         platform="discord", channel=str(CHANNEL_ID), user="1", request=request
     )
@@ -81,7 +76,7 @@ async def test_a_command_thread_is_recorded_part_by_part_and_closed(
     ledger: tuple[StateLedger, Clock],
 ) -> None:
     store, clock = ledger
-    threads = journal(store, clock, core, "a", None)
+    threads = journal(store, clock, "a")
     await start_bot(core, threads=threads)
     expected = render_discord(await core.digest(DigestCommand("2026-01-31")))
     await fake.command("vllm-report", {"window": "2026-01-31"})
@@ -107,7 +102,7 @@ async def test_a_thread_left_short_is_completed_in_the_parents_thread(
     expected, thread = await left_short(fake, core, store, clock, parts=2)
     before = len(in_channel(fake, thread))
     clock.advance(timedelta(minutes=11))
-    other = journal(store, clock, core, "b", client)
+    other = recovery(store, clock, core, "b", client)
     assert await other.recover() == 1
     resumed = in_channel(fake, thread)[before:]
     assert [embeds(payload(c)) for c in resumed] == [
@@ -128,7 +123,7 @@ async def test_a_stale_thread_tells_its_requester_in_the_thread(
     _, thread = await left_short(fake, core, store, clock, parts=1)
     before = len(in_channel(fake, thread))
     clock.advance(timedelta(hours=2))
-    assert await journal(store, clock, core, "b", client).recover() == 1
+    assert await recovery(store, clock, core, "b", client).recover() == 1
     (note,) = in_channel(fake, thread)[before:]
     assert payload(note)["content"] == "cut short after 1"
     assert payload(note)["allowed_mentions"]["parse"] == []
@@ -143,7 +138,7 @@ async def test_a_mention_digest_left_short_is_completed_in_its_thread(
     """A digest asked for in a mention goes into a thread started from that message and is
     recorded; a replica completing it after a crash posts the missing parts into that thread."""
     store, clock = ledger
-    threads = journal(store, clock, core, "a", None)
+    threads = journal(store, clock, "a")
     client = await start_bot(core, threads=threads)
     request = core.request("2026-01-31")
     expected = render_discord(await core.build(request))
@@ -154,14 +149,14 @@ async def test_a_mention_digest_left_short_is_completed_in_its_thread(
             await asyncio.sleep(0.01)
     assert await store.open_threads() == {}
     out = in_channel(fake, asked)
-    dead = journal(store, clock, core, "dead", None)
+    dead = journal(store, clock, "dead")
     tracked = await dead.open(
         platform="discord", channel=str(CHANNEL_ID), user="1", request=request, thread=str(asked)
     )
     for index, call in enumerate(out[:3]):
         await tracked.sent(index, str(call.response["id"]))
     clock.advance(timedelta(minutes=11))
-    assert await journal(store, clock, core, "b", client).recover() == 1
+    assert await recovery(store, clock, core, "b", client).recover() == 1
     resumed = in_channel(fake, asked)[len(out) :]
     assert [embeds(payload(c)) for c in resumed] == [
         m.to_dict()["embeds"] for m in expected.messages[3:]

@@ -11,7 +11,7 @@ import pytest
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
-from bot.discord import build_discord_client
+from bot.discord import DiscordFrontEnd, build_discord_client
 from bot.discord.endpoints import point_discord_at
 from bot.discord.post import DiscordDaily, channel_id
 from config.settings import DiscordSettings, load_config
@@ -67,14 +67,8 @@ async def discord_client() -> AsyncIterator[tuple[FakeDiscord, Any]]:
         raise AssertionError("no digest is built here")
 
     core = ReportCore(config=load_config(), get_digest=never, clock=lambda: SCHEDULED)
-    client = build_discord_client(
-        core,
-        settings,
-        subscriptions=Subs(),
-        clock=lambda: SCHEDULED,
-        sync_commands=False,
-        guild_ready_timeout=0.01,
-    )
+    front = DiscordFrontEnd(core=core, subscriptions=Subs(), clock=lambda: SCHEDULED)
+    client = build_discord_client(front, settings, sync_commands=False, guild_ready_timeout=0.01)
     task = asyncio.create_task(client.start(TOKEN))
     await asyncio.wait_for(client.wait_until_ready(), 5)
     yield fake, client

@@ -10,10 +10,8 @@ import logging
 import os
 import re
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,8 +22,7 @@ import pytest
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.commands.runner import ReportCore
-from bot.compose.services import build_services, plan
+from bot.compose.services import EXIT_CONFIG, build_services
 from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check
@@ -33,32 +30,29 @@ from bot.process.healthcheck import main as healthcheck_main
 from bot.process.logs import configure
 from bot.process.metrics import Metrics
 from bot.process.refresh import MirrorSync, followed_repos
-from bot.process.serve import (
-    EXIT_CONFIG,
-    EXIT_FAILED,
-    EXIT_OK,
-    NO_FRONT_END,
-    BotProcess,
-    serve,
-)
-from config.settings import AppConfig, DiscordSettings, Settings, SlackSettings, load_config
+from bot.process.serve import EXIT_FAILED, EXIT_OK, BotProcess
+from config.settings import AppConfig, Settings, SlackSettings, load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
-from digest.builder import DigestBuilder
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
 from digest.mirror.sync import Syncer
-from digest.schedule.ledger import StateLedger
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
-from digest.writers.template import TemplateWriter
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.discord import TOKEN as DISCORD_TOKEN
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
 from tests.support.paths import ROOT
 from tests.support.redis_server import free_port
-from tests.support.serve import REPO, SCHEDULED, fake_slack_before, sample_store
+from tests.support.serve import (
+    REPO,
+    SCHEDULED,
+    ServeParts,
+    fake_slack_before,
+    front_end_settings,
+    serve_parts,
+)
 
 NOW = SCHEDULED + timedelta(minutes=1)
 
@@ -83,78 +77,13 @@ def local_process(
     )
 
 
-def settings(*, slack: str | None = None, discord: bool = False, **slack_kw: Any) -> Settings:
-    """Settings with only the given front ends' tokens (fake endpoints filled in by tests)."""
-    s = SlackSettings(**slack_kw)
-    if slack == "socket":
-        s = SlackSettings(bot_token="xoxb-serve", app_token="xapp-1-test", **slack_kw)
-    elif slack == "http":
-        s = SlackSettings(bot_token="xoxb-serve", signing_secret="shh", mode="http", **slack_kw)
-    d = DiscordSettings(token=DISCORD_TOKEN) if discord else DiscordSettings()
-    return Settings(slack=s, discord=d, http_port=0)
-
-
-@pytest.mark.parametrize(
-    ("made", "front_ends"),
-    [
-        (settings(slack="socket"), ("slack-socket",)),
-        (settings(slack="http"), ("slack-http",)),
-        (settings(discord=True), ("discord",)),
-        (settings(slack="socket", discord=True), ("slack-socket", "discord")),
-        (Settings(slack=SlackSettings(bot_token="xoxb-1", signing_secret="s")), ("slack-http",)),
-        (settings(), ()),
-    ],
-)
-def test_front_ends_follow_the_tokens(made: Settings, front_ends: tuple[str, ...]) -> None:
-    """Slack runs with its Socket Mode or HTTP tokens, Discord with its token."""
-    assert plan(made).front_ends == front_ends
-
-
-def test_partial_slack_configuration_is_explained() -> None:
-    """A bot token without an app token or signing secret names what is missing."""
-    found = plan(Settings(slack=SlackSettings(bot_token="xoxb-1")))
-    assert found.front_ends == ()
-    assert "SLACK_APP_TOKEN" in found.problems[0]
-
-
-async def test_no_front_end_says_what_to_configure_and_fails() -> None:
-    """Without any token serve prints what to set and exits non-zero."""
-    err = io.StringIO()
-    code = await serve(settings(), load_config(), handle_signals=False, err=err)
-    assert code == EXIT_CONFIG != 0
-    assert err.getvalue().startswith(NO_FRONT_END)
-    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_TOKEN"):
-        assert name in err.getvalue()
-
-
 # -- the process, in this event loop, against fake Slack and Discord servers --------------------
 
 
-@dataclass
-class Runtime:
-    """The parts of the composition root's runtime that serve uses."""
-
-    core: ReportCore
-    state: SQLiteState
-    ledger: StateLedger
-    subscriptions: StateSubscriptions
-    builder: DigestBuilder
-    sync: None = None  # no background mirror sync
-
-
 @pytest.fixture
-async def runtime() -> AsyncIterator[Runtime]:
-    store: SQLiteStore = await sample_store()
-    state = SQLiteState(":memory:", clock=lambda: NOW)
-    builder = DigestBuilder(
-        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
-    )
-    core = ReportCore(
-        config=load_config(), get_digest=builder.build, clock=lambda: NOW, store=store
-    )
-    yield Runtime(core, state, StateLedger(state), StateSubscriptions(state), builder)
-    await state.close()
-    await store.close()
+async def runtime() -> AsyncIterator[ServeParts]:
+    async with serve_parts(NOW) as parts:
+        yield parts
 
 
 @pytest.fixture
@@ -190,7 +119,7 @@ async def start() -> AsyncIterator[Callable[..., Awaitable[Running]]]:
 
     async def go(
         made: Settings,
-        runtime: Runtime,
+        runtime: ServeParts,
         *,
         config: AppConfig | None = None,
         clock: Callable[[], datetime] = lambda: NOW,
@@ -248,10 +177,10 @@ def with_discord(made: Settings, fake: FakeDiscord) -> Settings:
 
 
 async def test_serves_with_only_slack_tokens(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """Socket Mode connects; /healthz is 200 with Slack and the scheduler running."""
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await slack.wait_connected()
     status, body = await get(process, "/healthz")
     assert status == 200
@@ -276,11 +205,11 @@ async def healthz_until(process: BotProcess, status: int, seconds: float) -> dic
 
 
 async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """Slack closes Socket Mode for good: /healthz still says 200 (not connected) within the
     grace period, 503 once it has passed, and 200 again when Slack lets the bot reconnect."""
-    made = with_slack(settings(slack="socket"), slack)
+    made = with_slack(front_end_settings(slack="socket"), slack)
     made.health_grace_seconds = 1.0
     process, _ = await start(made, runtime, slack_ping_s=0.2)
     await slack.wait_connected()
@@ -299,14 +228,14 @@ async def test_healthz_fails_when_socket_mode_stays_down_and_recovers_with_it(
 
 
 async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """/healthz names each part: the front end's link, the last daily post's result and age,
     the mirror sync's age (Redis only when configured)."""
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_post is not None)
     status, body = await healthz(process)
     assert status == 200
@@ -316,11 +245,11 @@ async def test_healthz_reports_redis_the_mirror_sync_and_the_last_daily_post(
 
 
 async def test_serves_with_only_a_discord_token(
-    runtime: Runtime, discord: FakeDiscord, start: Any
+    runtime: ServeParts, discord: FakeDiscord, start: Any
 ) -> None:
     """The gateway is identified with the token; /healthz shows Discord running and its
     gateway ready."""
-    process, _ = await start(with_discord(settings(discord=True), discord), runtime)
+    process, _ = await start(with_discord(front_end_settings(discord=True), discord), runtime)
     await until(lambda: discord.identify is not None)
     assert discord.identify is not None and discord.identify["token"] == DISCORD_TOKEN
     await until(lambda: process.links["discord"].is_up)
@@ -330,10 +259,12 @@ async def test_serves_with_only_a_discord_token(
 
 
 async def test_serves_both_front_ends(
-    runtime: Runtime, slack: FakeSlack, discord: FakeDiscord, start: Any
+    runtime: ServeParts, slack: FakeSlack, discord: FakeDiscord, start: Any
 ) -> None:
     """With every token both front ends run in the one process."""
-    made = with_discord(with_slack(settings(slack="socket", discord=True), slack), discord)
+    made = with_discord(
+        with_slack(front_end_settings(slack="socket", discord=True), slack), discord
+    )
     process, _ = await start(made, runtime)
     await slack.wait_connected()
     await until(lambda: discord.identify is not None)
@@ -342,13 +273,13 @@ async def test_serves_both_front_ends(
 
 
 async def test_due_subscription_is_posted_and_counted(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """A subscription due a minute ago is posted to Slack; /metrics counts the post."""
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_tick is not None)
     assert slack.posts[0]["channel"] == "C0000001" and len(slack.posts) > 2
     assert all(p["thread_ts"] == slack.posts[0]["_ts"] for p in slack.posts[1:])
@@ -387,10 +318,12 @@ def prometheus_samples(text: str) -> dict[str, tuple[str, float]]:
     return found
 
 
-async def test_metrics_are_prometheus_text(runtime: Runtime, slack: FakeSlack, start: Any) -> None:
+async def test_metrics_are_prometheus_text(
+    runtime: ServeParts, slack: FakeSlack, start: Any
+) -> None:
     """/metrics has Prometheus' content type and parses as its text format, every metric named,
     typed and documented once."""
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     assert process.health is not None
     url = f"http://127.0.0.1:{process.health.port}/metrics"
     async with aiohttp.ClientSession() as http, http.get(url) as response:
@@ -418,7 +351,7 @@ def test_metric_help_is_escaped_and_names_are_checked() -> None:
 
 
 async def test_hundred_channels_due_together_cause_one_build(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """100 Slack channels subscribed to one repository at one time: one build, 100 threads."""
     subs = StateSubscriptions(runtime.state)
@@ -426,7 +359,7 @@ async def test_hundred_channels_due_together_cause_one_build(
         await subs.put_subscription(
             Subscription("slack", f"C{n:07d}", REPO, "11:21", "Asia/Shanghai")
         )
-    process, _ = await start(with_slack(settings(slack="socket"), slack), runtime)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
     await until(
         lambda: process.scheduler is not None and process.scheduler.counters["posts_made"] == 100,
         30,
@@ -437,7 +370,7 @@ async def test_hundred_channels_due_together_cause_one_build(
 
 
 async def test_seeded_subscription_waits_for_its_next_run(
-    runtime: Runtime, slack: FakeSlack, start: Any
+    runtime: ServeParts, slack: FakeSlack, start: Any
 ) -> None:
     """A subscription from the configuration file is stored and not caught up at once."""
     config = AppConfig.model_validate(
@@ -446,7 +379,7 @@ async def test_seeded_subscription_waits_for_its_next_run(
             "subscriptions": [{"platform": "slack", "channel": "C0000009", "time": "11:21"}],
         }
     )
-    await start(with_slack(settings(slack="socket"), slack), runtime, config=config)
+    await start(with_slack(front_end_settings(slack="socket"), slack), runtime, config=config)
     (sub,) = await StateSubscriptions(runtime.state).all_subscriptions()
     assert (sub.channel, sub.time, sub.timezone) == ("C0000009", "11:21", "Asia/Shanghai")
     assert slack.posts == []
@@ -467,7 +400,7 @@ async def slow_slack(
     return await fake_slack_before(delay)
 
 
-async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> None:
+async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: ServeParts) -> None:
     """A stop while the post is in flight lets it finish, then exits; it is posted once."""
     hold, arrived = asyncio.Event(), asyncio.Event()
     fake, runner = await slow_slack(hold, arrived)
@@ -477,7 +410,7 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
         )
         stop = asyncio.Event()
         process = local_process(
-            with_slack(settings(slack="socket"), fake),
+            with_slack(front_end_settings(slack="socket"), fake),
             runtime,
             stop=stop,
             drain_s=10,
@@ -495,7 +428,7 @@ async def test_stop_in_the_middle_of_a_post_finishes_it(runtime: Runtime) -> Non
 
 
 async def test_stop_that_outlasts_the_drain_releases_the_post(
-    runtime: Runtime, slack: FakeSlack
+    runtime: ServeParts, slack: FakeSlack
 ) -> None:
     """A post still hanging when the drain ends is released; the next process posts it once."""
     hold, arrived = asyncio.Event(), asyncio.Event()
@@ -504,7 +437,7 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
     try:
         first = local_process(
-            with_slack(settings(slack="socket"), slow),
+            with_slack(front_end_settings(slack="socket"), slow),
             runtime,
             drain_s=0.5,
         )
@@ -518,7 +451,7 @@ async def test_stop_that_outlasts_the_drain_releases_the_post(
         await runner.cleanup()
         await stop_fake_slack(slow)
     second = local_process(
-        with_slack(settings(slack="socket"), slack),
+        with_slack(front_end_settings(slack="socket"), slack),
         runtime,
         clock=lambda: NOW + timedelta(minutes=1),
         drain_s=5,
@@ -655,12 +588,12 @@ async def test_sigterm_in_the_middle_of_a_post_loses_nothing(tmp_path: Path) -> 
 
 
 async def test_front_end_that_cannot_log_in_fails_the_process(
-    runtime: Runtime, discord: FakeDiscord
+    runtime: ServeParts, discord: FakeDiscord
 ) -> None:
     """A rejected Discord token ends the process with exit code 1 (so it gets restarted)."""
     discord.fail_next("GET", r"users/@me", 401, {"message": "401: Unauthorized", "code": 0})
     process = local_process(
-        with_discord(settings(discord=True), discord),
+        with_discord(front_end_settings(discord=True), discord),
         runtime,
         drain_s=2,
         slack_pace_s=1.0,
@@ -682,7 +615,7 @@ HTTP = {"signing_secret": "shh-secret", "mode": "http"}
     ],
 )
 async def test_slack_token_that_is_refused_fails_the_process(
-    runtime: Runtime,
+    runtime: ServeParts,
     slack: FakeSlack,
     caplog: pytest.LogCaptureFixture,
     tokens: dict[str, str],
@@ -808,27 +741,6 @@ async def test_container_health_check_follows_healthz(monkeypatch: pytest.Monkey
     assert not await asyncio.to_thread(check, server.port)
 
 
-@pytest.mark.slow
-def test_serve_command_without_tokens_exits_with_the_configuration_code() -> None:
-    """`vllm-report serve` with no chat token prints what to set and exits with code 6."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SLACK_", "DISCORD_", "REDIS_", "VLLM_REPORT_HTTP"))
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "serve"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == EXIT_CONFIG == 6
-    assert done.stderr.startswith(NO_FRONT_END) and "Traceback" not in done.stderr
-
-
 async def test_mirror_sync_keeps_every_followed_repository_fresh() -> None:
     """Each pass syncs the default, configured and subscribed repositories once each, against
     GitHub; a repository that fails is counted and the others are still synced."""
@@ -857,7 +769,7 @@ async def test_mirror_sync_keeps_every_followed_repository_fresh() -> None:
 
 
 async def test_discord_only_process_posts_the_daily_digest(
-    runtime: Runtime, discord: FakeDiscord, start: Any
+    runtime: ServeParts, discord: FakeDiscord, start: Any
 ) -> None:
     """With only a Discord token, a due Discord subscription gets its parent message and thread;
     Slack subscriptions are left to a process that has Slack."""
@@ -866,7 +778,7 @@ async def test_discord_only_process_posts_the_daily_digest(
         Subscription("discord", str(CHANNEL_ID), REPO, "11:21", "Asia/Shanghai")
     )
     await subs.put_subscription(Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai"))
-    process, _ = await start(with_discord(settings(discord=True), discord), runtime)
+    process, _ = await start(with_discord(front_end_settings(discord=True), discord), runtime)
     await until(lambda: process.scheduler is not None and process.scheduler.last_tick is not None)
     assert process.scheduler is not None and process.scheduler.counters["posts_made"] == 1
     (parent,) = discord.find("POST", rf"channels/{CHANNEL_ID}/messages")
@@ -877,14 +789,14 @@ async def test_discord_only_process_posts_the_daily_digest(
 
 @pytest.mark.parametrize(("grace_hours", "posted"), [(6.0, True), (2.0, False)])
 async def test_missed_post_is_caught_up_late_within_the_configured_grace(
-    runtime: Runtime, slack: FakeSlack, start: Any, grace_hours: float, posted: bool
+    runtime: ServeParts, slack: FakeSlack, start: Any, grace_hours: float, posted: bool
 ) -> None:
     """Three hours after its time a missed post is made with a "Posted late" note when the grace
     period (VLLM_REPORT_SCHEDULE_GRACE_HOURS) is 6 hours, and not at all when it is 2."""
     await StateSubscriptions(runtime.state).put_subscription(
         Subscription("slack", "C0000001", REPO, "11:21", "Asia/Shanghai")
     )
-    made = with_slack(settings(slack="socket"), slack)
+    made = with_slack(front_end_settings(slack="socket"), slack)
     made.schedule_grace_hours = grace_hours
     late = SCHEDULED + timedelta(hours=3)
     process, _ = await start(made, runtime, clock=lambda: late)
@@ -898,12 +810,12 @@ async def test_missed_post_is_caught_up_late_within_the_configured_grace(
 
 
 async def test_slack_out_of_reach_at_start_is_retried_not_fatal(
-    runtime: Runtime, caplog: pytest.LogCaptureFixture
+    runtime: ServeParts, caplog: pytest.LogCaptureFixture
 ) -> None:
     """When Slack cannot be reached at start the tokens stay unchecked and Slack keeps retrying:
     the process runs on and stops cleanly."""
     caplog.set_level(logging.INFO)
-    made = settings(slack="socket")
+    made = front_end_settings(slack="socket")
     made.slack.api_url = refused_url() + "/api/"
     process = local_process(
         made,

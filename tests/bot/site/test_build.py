@@ -100,7 +100,8 @@ async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
         github.exhaust()
         github.add_repo("vllm-project/vllm")
         from bot.compose import build_runtime
-        from bot.site import SiteOptions, site_builder
+        from bot.compose.site import site_builder
+        from bot.site import SiteOptions
         from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 
         settings = Settings(

@@ -179,19 +179,24 @@ async def test_discord_upload_failure_still_posts_the_digest(
 async def test_slack_command_digest_carries_the_chart(slack: FakeSlack, store: SQLiteStore) -> None:
     """/vllm-report 2026-01-31 posts its digest with the day's chart first in the thread."""
     from bot.commands.runner import ReportCore
-    from bot.slack import build_slack_app, slack_bot, start_http
+    from bot.compose.questions import question_asker
     from tests.bot.slack.conftest import builder
     from tests.fakes.slack import form_body, sign, slash_payload
+    from tests.support.slack_app import serve_http, slack_app
 
     extras = ChatExtras(store=store, config=load_config(), site_url=None)
+    config = load_config()
     core = ReportCore(
-        config=load_config(), get_digest=builder(store).build, clock=lambda: NOW, store=store
+        config=config,
+        get_digest=builder(store).build,
+        clock=lambda: NOW,
+        asker=question_asker(config, store, clock=lambda: NOW),
     )
     client = AsyncWebClient(token="xoxb-command", base_url=slack.api_url)
-    app = build_slack_app(
+    app = slack_app(
         core, client, signing_secret=SECRET, clock=lambda: NOW, chart=extras.chart, pace_s=0
     )
-    server = await start_http(app, 0, host="127.0.0.1")
+    server = await serve_http(app)
     try:
         body = form_body(slash_payload("2026-01-31"))
         headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(SECRET, body)}
@@ -202,7 +207,7 @@ async def test_slack_command_digest_carries_the_chart(slack: FakeSlack, store: S
             ) as response,
         ):
             assert response.status == 200
-        await slack_bot(app).jobs.idle()
+        await app.jobs.idle()
     finally:
         await server.stop(drain_s=5)
     parent = next(p for p in slack.posts if "thread_ts" not in p)

@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.compose import Runtime, build_runtime
-from bot.compose.services import build_services
-from bot.site import SiteOptions, site_builder
+from bot.compose import build_runtime
+from bot.compose.site import site_builder
+from bot.site import SiteOptions
 from bot.site.publish import SitePublisher, add_site_routes, publishing
-from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config
+from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Digest
 from digest.schedule.subscription import Subscription
 from tests.fakes.github import FakeGitHub
@@ -163,27 +162,3 @@ async def test_a_daily_post_rebuilds_the_site(tmp_path: Path) -> None:
     assert (
         tmp_path / "site" / "vllm-project" / "vllm" / "2026-01-31" / "en" / "index.html"
     ).is_file()
-
-
-async def test_serve_publishes_only_when_configured(tmp_path: Path) -> None:
-    """Without a site setting serve builds no site; with VLLM_REPORT_SITE_DIR it writes there
-    without serving; with only VLLM_REPORT_SITE_URL it serves the site it writes."""
-
-    async def services(**changes: Any) -> Any:
-        settings = Settings(
-            db=str(tmp_path / "m.db"),
-            redis=RedisSettings(url=None),
-            slack=SlackSettings(bot_token="xoxb-x", app_token="xapp-1-x"),
-            **changes,
-        )
-        async with build_runtime(settings, load_config()) as runtime:
-            assert isinstance(runtime, Runtime)
-            return build_services(settings, load_config(), runtime)
-
-    none = await services()
-    assert none.site is None and none.site_root is None
-    external = await services(site_dir=str(tmp_path / "www"))
-    assert external.site is not None and external.site.options.out == tmp_path / "www"
-    assert external.site_root is None
-    served = await services(site_url="https://bot.example/reports/")
-    assert served.site is not None and served.site_root == tmp_path / "site"

@@ -14,6 +14,7 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.runner import ReportCore
+from bot.compose.questions import question_asker
 from config.settings import load_config
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
@@ -117,8 +118,12 @@ def web_client(fake: FakeSlack) -> AsyncWebClient:
 async def core() -> AsyncIterator[ReportCore]:
     """A real core over the sample (plus one hostile title), clock fixed after its window."""
     store = await sample_store(hostile=True)
+    config = load_config()
     yield ReportCore(
-        config=load_config(), get_digest=builder(store).build, clock=lambda: NOW, store=store
+        config=config,
+        get_digest=builder(store).build,
+        clock=lambda: NOW,
+        asker=question_asker(config, store, clock=lambda: NOW),
     )
     await store.close()
 

@@ -14,13 +14,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.buttons import ButtonSigner, DigestButtons
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.limits import violations
 from bot.slack.run import HttpServer
 from config.settings import load_config
 from digest.models import Digest
 from tests.bot.slack.conftest import NOW, SECRET
 from tests.fakes.slack import FakeSlack, block_actions_payload, form_body, sign, slash_payload
+from tests.support.slack_app import serve_http, slack_app
 
 KEY = "xoxb-the-bot-token"
 PAGES = "https://reports.example.org"
@@ -42,10 +42,10 @@ async def start(core: ReportCore, web_client: AsyncWebClient) -> AsyncIterator[C
         buttons = DigestButtons(
             ButtonSigner.from_secret(KEY), load_config(), lambda: NOW, page_url=_page
         )
-        app = build_slack_app(
+        app = slack_app(
             core, web_client, signing_secret=SECRET, clock=lambda: NOW, buttons=buttons, pace_s=0
         )
-        server = await start_http(app, 0, host="127.0.0.1")
+        server = await serve_http(app)
         running.append(server)
         return server
 
@@ -67,7 +67,7 @@ async def _post(server: HttpServer, body: str) -> tuple[int, str, float]:
 
 
 async def _parents(server: HttpServer, fake: FakeSlack) -> list[dict[str, Any]]:
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     return [p for p in fake.posts if "thread_ts" not in p]
 
 

@@ -12,12 +12,12 @@ from redis.asyncio import Redis
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.dedup import Deliveries, MemoryClaims
 from digest.backends.redis.state import RedisState
 from tests.bot.slack.conftest import NOW, SECRET, eventually, logged
 from tests.fakes.slack import FakeSlack, event_payload, mention, sign
 from tests.support.redis_server import Sandbox, free_port, sandbox
+from tests.support.slack_app import serve_http, slack_app
 
 
 @pytest.fixture
@@ -58,10 +58,10 @@ async def test_two_replicas_post_one_digest(
     state = RedisState(redis.client, prefix=redis.prefix)
     servers = []
     for _ in range(2):
-        app = build_slack_app(
+        app = slack_app(
             core, web_client, signing_secret=SECRET, state=state, clock=lambda: NOW, pace_s=0
         )
-        servers.append(await start_http(app, 0, host="127.0.0.1"))
+        servers.append(await serve_http(app))
     body = json.dumps(event_payload(mention("2026-01-31"), event_id="EvShared"))
     try:
         async with aiohttp.ClientSession() as session:
@@ -72,7 +72,7 @@ async def test_two_replicas_post_one_digest(
                     assert response.status == 200
         await eventually(lambda: logged(caplog_info, "slack.delivery_duplicate") == 1)
         for server in servers:
-            await slack_bot(server.app).jobs.idle()
+            await server.jobs.idle()
     finally:
         for server in servers:
             await server.stop(drain_s=5)

@@ -12,12 +12,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.defaults import Defaults, DefaultsStore
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.run import HttpServer
 from digest.backends.sqlite.state import SQLiteState
 from tests.bot.slack.conftest import NOW, SECRET
 from tests.bot.slack.test_managers import ListStore
 from tests.fakes.slack import TEAM, FakeSlack, form_body, sign, slash_payload
+from tests.support.slack_app import serve_http, slack_app
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def store() -> ListStore:
 async def server(
     core: ReportCore, web_client: AsyncWebClient, defaults: DefaultsStore, store: ListStore
 ) -> AsyncIterator[HttpServer]:
-    app = build_slack_app(
+    app = slack_app(
         core,
         web_client,
         signing_secret=SECRET,
@@ -45,7 +45,7 @@ async def server(
         defaults=defaults,
         pace_s=0,
     )
-    running = await start_http(app, 0, host="127.0.0.1")
+    running = await serve_http(app)
     yield running
     await running.stop(drain_s=5)
 
@@ -66,7 +66,7 @@ async def _command(
 
 
 async def _parent(server: HttpServer, fake: FakeSlack) -> str:
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     parents = [p for p in fake.posts if "thread_ts" not in p]
     assert parents
     return json.dumps(parents[-1], ensure_ascii=False)

@@ -14,11 +14,13 @@ from bot.commands.runner import ReportCore
 from bot.slack.handlers import SlackBot
 from bot.slack.post import SlackPoster, SlackThreads, command_post
 from digest.backends.sqlite.state import SQLiteState
+from digest.schedule.command_threads import ThreadRecovery
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.bot.slack.conftest import NOW
 from tests.fakes.slack import FakeSlack
 from tests.support.clock import Clock
+from tests.support.command_threads import journal
+from tests.support.command_threads import recovery as threads_recovery
 
 
 @pytest.fixture
@@ -29,17 +31,10 @@ async def ledger() -> AsyncIterator[tuple[StateLedger, Clock]]:
     await state.close()
 
 
-def journal(
+def recovery(
     ledger: StateLedger, clock: Clock, core: ReportCore, owner: str, poster: SlackPoster
-) -> CommandThreads:
-    return CommandThreads(
-        ledger,
-        build=core.build,
-        note=lambda thread, parts: f"cut short after {parts}",
-        clock=clock,
-        posts={"slack": SlackThreads(poster)},
-        owner=owner,
-    )
+) -> ThreadRecovery:
+    return threads_recovery(ledger, clock, core, owner, {"slack": SlackThreads(poster)})
 
 
 def replica(
@@ -47,7 +42,7 @@ def replica(
 ) -> SlackBot:
     """The replica answering commands, its threads in the journal under owner ``a``."""
     poster = SlackPoster(web_client, pace_s=pace_s)
-    return SlackBot(core, poster, clock=clock, threads=journal(store, clock, core, "a", poster))
+    return SlackBot(core, poster, clock=clock, threads=journal(store, clock, "a"))
 
 
 def command(channel: str = "C1", text: str = "2026-01-31") -> dict[str, str]:
@@ -62,7 +57,7 @@ async def test_a_command_thread_posted_in_full_leaves_nothing_open(
 ) -> None:
     store, clock = ledger
     poster = SlackPoster(web_client, pace_s=0)
-    threads = journal(store, clock, core, "a", poster)
+    threads = journal(store, clock, "a")
     bot = SlackBot(core, poster, clock=clock, threads=threads)
     await bot.on_command(command())
     await bot.jobs.idle()
@@ -70,7 +65,7 @@ async def test_a_command_thread_posted_in_full_leaves_nothing_open(
     assert await store.open_threads() == {}
     assert threads.counters["threads_opened"] == threads.counters["threads_completed"] == 1
     clock.advance(timedelta(hours=1))
-    assert await journal(store, clock, core, "b", poster).recover() == 0
+    assert await recovery(store, clock, core, "b", poster).recover() == 0
 
 
 async def test_a_thread_cut_by_a_stop_is_completed_by_another_replica(
@@ -89,7 +84,7 @@ async def test_a_thread_cut_by_a_stop_is_completed_by_another_replica(
     await asyncio.sleep(0.3)  # waiting for its turn to post the fourth
     await bot.jobs.drain(0)  # cancelled mid-thread
     cut = len(fake.posts)
-    other = journal(store, clock, core, "b", SlackPoster(web_client, pace_s=0))
+    other = recovery(store, clock, core, "b", SlackPoster(web_client, pace_s=0))
     assert await other.recover() == 1
     digest = await core.build(core.request("2026-01-31"))  # the command's digest
     expected = command_post(digest, site_url=None).messages
@@ -115,7 +110,7 @@ async def test_a_mention_thread_is_completed_in_the_thread_it_was_asked_in(
     await bot.on_message({"event": event}, event)
     await fake.wait_until(lambda: len(fake.posts) >= 2)
     await bot.jobs.drain(0)
-    other = journal(store, clock, core, "b", SlackPoster(web_client, pace_s=0))
+    other = recovery(store, clock, core, "b", SlackPoster(web_client, pace_s=0))
     assert await other.recover() == 1
     assert len(fake.posts) > 3
     assert all(p["thread_ts"] == "1700000000.000100" for p in fake.posts)
@@ -137,7 +132,7 @@ async def test_a_thread_slack_refused_is_not_completed_later(
     await bot.jobs.idle()
     out = len(fake.posts)
     clock.advance(timedelta(minutes=20))
-    assert await journal(store, clock, core, "b", bot.poster).recover() == 0
+    assert await recovery(store, clock, core, "b", bot.poster).recover() == 0
     assert len(fake.posts) == out
     assert await store.open_threads() == {}
 
@@ -158,7 +153,7 @@ async def test_a_stale_thread_tells_its_requester_under_its_parent(
     await bot.jobs.drain(0)
     out = len(fake.posts)
     clock.advance(timedelta(hours=1))
-    assert await journal(store, clock, core, "b", bot.poster).recover() == 1
+    assert await recovery(store, clock, core, "b", bot.poster).recover() == 1
     (note,) = fake.posts[out:]
     assert note["text"] == f"cut short after {out}"
     assert note["thread_ts"] == fake.posts[0]["_ts"]

@@ -12,7 +12,6 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.home import MAX_LISTED
 from bot.slack.run import HttpServer
 from digest.schedule.subscription import Subscription
@@ -26,6 +25,7 @@ from tests.fakes.slack import (
     sign,
     view_submission_payload,
 )
+from tests.support.slack_app import serve_http, slack_app
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ async def server(
     async def directory() -> Sequence[Subscription]:
         return list(store.items)
 
-    app = build_slack_app(
+    app = slack_app(
         core,
         web_client,
         signing_secret=SECRET,
@@ -49,7 +49,7 @@ async def server(
         directory=directory,
         pace_s=0,
     )
-    running = await start_http(app, 0, host="127.0.0.1")
+    running = await serve_http(app)
     yield running
     await running.stop(drain_s=5)
 
@@ -172,7 +172,7 @@ async def test_the_modal_subscribes_a_channel_as_the_command_does(
         "zh",
     )
     assert made.topics == ("rocm",)
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     [announced] = fake.posts
     assert announced["channel"] == "C0000001"
     assert announced["text"].startswith("Subscribed: a vllm-project/vllm digest in zh, weekly")

@@ -12,7 +12,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.run import HttpServer
 from digest.errors import ConfigError
 from tests.bot.slack.conftest import NOW, SECRET, eventually, logged
@@ -24,12 +23,13 @@ from tests.fakes.slack import (
     sign,
     slash_payload,
 )
+from tests.support.slack_app import serve_http, slack_app
 
 
 @pytest.fixture
 async def server(core: ReportCore, web_client: AsyncWebClient) -> AsyncIterator[HttpServer]:
-    app = build_slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
-    running = await start_http(app, 0, host="127.0.0.1")
+    app = slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
+    running = await serve_http(app)
     yield running
     await running.stop(drain_s=5)
 
@@ -69,7 +69,7 @@ async def test_signed_slash_command_posts_a_threaded_digest(
     status, text = await _slash(server, "2026-01-31", fake)
     assert status == 200
     assert json.loads(text) == {"response_type": "ephemeral", "text": messages.WORKING}
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     await eventually(lambda: len(fake.posts) >= 2)
     parent, *replies = fake.posts
     assert parent["channel"] == "C0000001"
@@ -89,7 +89,7 @@ async def test_bad_signature_is_rejected_and_nothing_posted(
     assert status == 401
     status, _ = await _send(server, body, "application/x-www-form-urlencoded", {})
     assert status == 401
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     assert fake.calls == [] and fake.responses == []
 
 
@@ -101,7 +101,7 @@ async def test_retried_event_is_answered_once(
     for retry in (None, 1, 2):
         assert (await _event(server, payload, retry))[0] == 200
     await eventually(lambda: logged(caplog_info, "slack.delivery_duplicate") == 2)
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     parents = [
         p
         for p in fake.posts
@@ -138,14 +138,14 @@ async def test_usage_errors_and_help_are_acked_directly(
     assert json.loads(text)["text"].startswith("Sorry, I didn't understand that:")
     _, text = await _slash(server, "help", fake, trigger_id="t-help")
     assert json.loads(text)["text"] == messages.help_text("slack")
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     assert fake.posts == []
 
 
 async def test_slash_text_is_read_as_typed(server: HttpServer, fake: FakeSlack) -> None:
     """Slack's &amp; &lt; &gt; in a command's text are decoded once: a question reads as typed."""
     await _slash(server, "ask is ROCm &lt;6.2&gt; &amp; HIP supported?", fake, trigger_id="t-ent")
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     question = fake.posts[0]["blocks"][0]["text"]["text"]
     assert question.startswith("> *is ROCm &lt;6.2&gt; &amp; HIP supported?*")
 
@@ -154,7 +154,7 @@ async def test_private_digest_goes_to_a_dm(server: HttpServer, fake: FakeSlack) 
     """`private` opens a DM with the user and posts the whole digest there."""
     _, text = await _slash(server, "2026-01-31 private", fake, user="U0000042")
     assert json.loads(text)["text"] == messages.WORKING_PRIVATE
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     assert fake.called("conversations.open")[0].args["users"] == "U0000042"
     assert fake.posts and {p["channel"] for p in fake.posts} == {"D0000042"}
 
@@ -167,8 +167,8 @@ async def test_unexpected_failure_says_internal_and_logs(
 ) -> None:
     """An unexpected exception reaches the user as the generic message, and the log has it."""
     fake.fail("chat.postMessage", "invalid_blocks")
-    app = build_slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
-    running = await start_http(app, 0, host="127.0.0.1")
+    app = slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0)
+    running = await serve_http(app)
     try:
         await _slash(running, "2026-01-31", fake)
         await fake.wait_until(lambda: len(fake.responses) == 1)
@@ -183,9 +183,9 @@ async def test_http_mode_needs_a_signing_secret(
     core: ReportCore, web_client: AsyncWebClient
 ) -> None:
     """Without a signing secret the HTTP endpoint refuses to start."""
-    app = build_slack_app(core, web_client, signing_secret=None, clock=lambda: NOW)
+    app = slack_app(core, web_client, signing_secret=None, clock=lambda: NOW)
     with pytest.raises(ConfigError):
-        await start_http(app, 0, host="127.0.0.1")
+        await serve_http(app)
 
 
 async def test_request_url_verification_is_answered(server: HttpServer) -> None:

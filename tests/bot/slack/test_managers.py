@@ -13,11 +13,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, slack_bot, start_http
 from bot.slack.run import HttpServer
 from digest.schedule.subscription import Subscription
 from tests.bot.slack.conftest import NOW, SECRET, logged
 from tests.fakes.slack import FakeSlack, event_payload, form_body, mention, sign, slash_payload
+from tests.support.slack_app import serve_http, slack_app
 
 
 class ListStore:
@@ -48,10 +48,8 @@ async def setup(
     core: ReportCore, web_client: AsyncWebClient
 ) -> AsyncIterator[tuple[HttpServer, ListStore]]:
     store = ListStore()
-    app = build_slack_app(
-        core, web_client, signing_secret=SECRET, clock=lambda: NOW, subscriptions=store
-    )
-    server = await start_http(app, 0, host="127.0.0.1")
+    app = slack_app(core, web_client, signing_secret=SECRET, clock=lambda: NOW, subscriptions=store)
+    server = await serve_http(app)
     yield server, store
     await server.stop(drain_s=5)
 
@@ -151,7 +149,7 @@ async def test_subscribe_by_mention_is_answered_in_the_thread(
     event = mention("subscribe time:08:30", user="UADMIN01", ts="1769839200.000100")
     await _post(server, json.dumps(event_payload(event, event_id="EvSub")), "application/json")
     await fake.wait_until(lambda: len(fake.posts) == 1)
-    await slack_bot(server.app).jobs.idle()
+    await server.jobs.idle()
     [post] = fake.posts
     assert post["text"] == (
         "Subscribed: a vllm-project/vllm digest in en, daily at 08:30 (Asia/Shanghai), in this "
@@ -178,10 +176,10 @@ async def test_unexpected_failure_is_acked_with_the_shared_words(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A crash while handling a command is logged with its trace; the user reads INTERNAL."""
-    app = build_slack_app(
+    app = slack_app(
         core, web_client, signing_secret=SECRET, clock=lambda: NOW, subscriptions=BrokenStore()
     )
-    server = await start_http(app, 0, host="127.0.0.1")
+    server = await serve_http(app)
     try:
         with caplog.at_level(logging.INFO, logger="bot.slack"):
             acked = await _ack_body(server, "subscribe", "UADMIN01", "t1")

@@ -16,10 +16,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
-from bot.slack import build_slack_app, slack_bot
-from bot.slack.client import web_client
 from bot.slack.post import ChannelPacer, SlackDaily, SlackPoster
 from bot.slack.render import SlackPost, render_slack
+from bot.slack.web import web_client
 from config.settings import load_config
 from digest.builder import DigestRequest
 from digest.models import Answer, Digest, Window
@@ -28,6 +27,7 @@ from tests.bot.slack.conftest import BOT_TOKEN, NOW
 from tests.bot.slack.conftest import sample_digest as sample_day
 from tests.fakes.slack import FakeSlack
 from tests.support.serve import SCHEDULED, sample_digest, subscription
+from tests.support.slack_app import slack_app
 
 EMPTY = Window(SCHEDULED + timedelta(days=30), SCHEDULED + timedelta(days=31), "Asia/Shanghai")
 
@@ -150,9 +150,9 @@ async def test_scheduled_post_uses_the_apps_poster(
     fake: FakeSlack, web_client: AsyncWebClient
 ) -> None:
     """A digest posted by the scheduler lands as parent + thread, like a command's."""
-    app = build_slack_app(_NoCore(), web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
+    app = slack_app(_NoCore(), web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
     digest = await sample_day("zh")
-    ts = await slack_bot(app).poster.post_thread("C0000009", render_slack(digest))
+    ts = await app.bot.poster.post_thread("C0000009", render_slack(digest))
     parent, *replies = fake.posts
     assert parent["_ts"] == ts and parent["channel"] == "C0000009"
     assert parent["blocks"][0]["text"]["text"] == "vLLM 开发动态报告 - 2026-01-31"

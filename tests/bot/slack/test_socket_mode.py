@@ -7,13 +7,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
 from bot.commands.grammar import AskCommand, DigestCommand
 from bot.commands.runner import ReportCore
-from bot.slack import build_slack_app, run_socket_mode, slack_bot
+from bot.slack import run_socket_mode
 from digest.builder import DigestRequest
 from digest.models import Answer, Digest
 from tests.bot.slack.conftest import HOSTILE_NUMBER, NOW, eventually, logged
@@ -24,18 +23,21 @@ from tests.fakes.slack import (
     mention,
     slash_payload,
 )
+from tests.support.slack_app import SlackApp, slack_app
 
 
 @pytest.fixture
 async def app(
     core: ReportCore, web_client: AsyncWebClient, fake: FakeSlack
-) -> AsyncIterator[AsyncApp]:
+) -> AsyncIterator[SlackApp]:
     """The app connected to the fake over Socket Mode; stopped gracefully afterwards."""
-    slack_app = build_slack_app(core, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
+    made = slack_app(core, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
     stop = asyncio.Event()
-    task = asyncio.create_task(run_socket_mode(slack_app, fake.app_token, stop=stop, drain_s=5))
+    task = asyncio.create_task(
+        run_socket_mode(made.app, fake.app_token, jobs=made.jobs, stop=stop, drain_s=5)
+    )
     await fake.wait_connected()
-    yield slack_app
+    yield made
     stop.set()
     await asyncio.wait_for(task, 10)
 
@@ -73,7 +75,7 @@ def _texts(posts: list[dict[str, Any]]) -> str:
 
 
 async def test_slash_command_is_acked_then_posted_as_a_thread(
-    app: AsyncApp, fake: FakeSlack
+    app: SlackApp, fake: FakeSlack
 ) -> None:
     """The envelope is acked with "working on it"; the digest follows as parent + replies."""
     await fake.send_envelope(_slash_envelope("2026-01-31", "env-slash-1"))
@@ -81,7 +83,7 @@ async def test_slash_command_is_acked_then_posted_as_a_thread(
     ack = next(a for a in fake.acks if a["envelope_id"] == "env-slash-1")
     assert ack["payload"] == {"response_type": "ephemeral", "text": messages.WORKING}
 
-    await slack_bot(app).jobs.idle()
+    await app.jobs.idle()
     await eventually(lambda: len(fake.posts) > 2)
     parent, *replies = fake.posts
     assert parent["blocks"][0]["text"]["text"] == "vLLM Development Report - 2026-01-31"
@@ -96,21 +98,21 @@ async def test_slash_command_is_acked_then_posted_as_a_thread(
         assert forbidden not in text
 
 
-async def test_mention_is_answered_in_its_thread(app: AsyncApp, fake: FakeSlack) -> None:
+async def test_mention_is_answered_in_its_thread(app: SlackApp, fake: FakeSlack) -> None:
     """A mention asking a question gets the topic's answer in the mention's thread."""
     payload = event_payload(
         mention("what's new in ROCm?", ts="1769839200.000300"), event_id="EvMention1"
     )
     await fake.send_envelope(_event_envelope(payload, "env-ev-1", 0))
     await fake.wait_until(lambda: any(a.get("envelope_id") == "env-ev-1" for a in fake.acks))
-    await eventually(lambda: len(fake.posts) >= 1 and not len(slack_bot(app).jobs))
+    await eventually(lambda: len(fake.posts) >= 1 and not len(app.jobs))
     assert fake.posts and all(p["thread_ts"] == "1769839200.000300" for p in fake.posts)
     assert all(p["channel"] == "C0000001" for p in fake.posts)
     assert "ROCm" in _texts(fake.posts)
 
 
 async def test_three_deliveries_of_one_event_post_one_digest(
-    app: AsyncApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
+    app: SlackApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
 ) -> None:
     """The first delivery (retry_attempt 0) and two retries of one event_id post one digest."""
     payload = event_payload(mention("2026-01-31", ts="1769839200.000400"), event_id="EvTriple")
@@ -120,7 +122,7 @@ async def test_three_deliveries_of_one_event_post_one_digest(
         lambda: sum(a["envelope_id"].startswith("env-triple") for a in fake.acks) == 3
     )
     await eventually(lambda: logged(caplog_info, "slack.delivery_duplicate") == 2)
-    await slack_bot(app).jobs.idle()
+    await app.jobs.idle()
     headers = [
         p
         for p in fake.posts
@@ -131,13 +133,13 @@ async def test_three_deliveries_of_one_event_post_one_digest(
 
 
 async def test_repeated_slash_envelope_posts_once(
-    app: AsyncApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
+    app: SlackApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
 ) -> None:
     """A slash command envelope delivered twice (same trigger_id) is acted on once."""
     for envelope_id in ("env-rep-1", "env-rep-2"):
         await fake.send_envelope(_slash_envelope("2026-01-31", envelope_id, trigger_id="trig-rep"))
     await eventually(lambda: logged(caplog_info, "slack.delivery_duplicate") == 1)
-    await slack_bot(app).jobs.idle()
+    await app.jobs.idle()
     headers = [
         p
         for p in fake.posts
@@ -147,7 +149,7 @@ async def test_repeated_slash_envelope_posts_once(
     assert len(headers) == 1
 
 
-async def test_direct_message_is_answered_in_a_thread(app: AsyncApp, fake: FakeSlack) -> None:
+async def test_direct_message_is_answered_in_a_thread(app: SlackApp, fake: FakeSlack) -> None:
     """A DM with a command is answered in the DM, in the message's thread."""
     payload = event_payload(direct_message("help", ts="1769839200.000500"), event_id="EvDM1")
     await fake.send_envelope(_event_envelope(payload, "env-dm-1", 0))
@@ -157,19 +159,19 @@ async def test_direct_message_is_answered_in_a_thread(app: AsyncApp, fake: FakeS
     assert post["text"] == messages.help_text("slack")
 
 
-async def test_bare_mention_gets_help_in_its_thread(app: AsyncApp, fake: FakeSlack) -> None:
+async def test_bare_mention_gets_help_in_its_thread(app: SlackApp, fake: FakeSlack) -> None:
     """A mention with no words is answered with the help, as on Discord, and builds nothing."""
     payload = event_payload(mention("", ts="1769839200.000900"), event_id="EvBare")
     await fake.send_envelope(_event_envelope(payload, "env-bare", 0))
     await fake.wait_until(lambda: len(fake.posts) == 1)
-    await slack_bot(app).jobs.idle()
+    await app.jobs.idle()
     assert len(fake.posts) == 1
     assert fake.posts[0]["text"] == messages.help_text("slack")
     assert fake.posts[0]["thread_ts"] == "1769839200.000900"
 
 
 async def test_bot_messages_are_ignored(
-    app: AsyncApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
+    app: SlackApp, fake: FakeSlack, caplog_info: pytest.LogCaptureFixture
 ) -> None:
     """The bot's own DM messages (bot_id, subtypes) never trigger an answer."""
     own = direct_message("today", ts="1769839200.000600") | {"bot_id": "BBOT0001"}
@@ -220,9 +222,11 @@ async def test_stop_lets_a_post_in_flight_finish(
 ) -> None:
     """Stopping while a digest is being built closes the socket but still posts the digest."""
     gated = _GatedCore(core)
-    slack_app = build_slack_app(gated, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
+    made = slack_app(gated, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
     stop = asyncio.Event()
-    task = asyncio.create_task(run_socket_mode(slack_app, fake.app_token, stop=stop, drain_s=5))
+    task = asyncio.create_task(
+        run_socket_mode(made.app, fake.app_token, jobs=made.jobs, stop=stop, drain_s=5)
+    )
     await fake.send_envelope(_slash_envelope("2026-01-31", "env-stop-1"))
     await asyncio.wait_for(gated.started.wait(), 5)
     stop.set()
@@ -239,16 +243,18 @@ async def test_slow_build_is_acked_at_once(
 ) -> None:
     """The ack ("working on it") goes back while the digest is still building; it posts later."""
     gated = _GatedCore(core)
-    slack_app = build_slack_app(gated, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
+    made = slack_app(gated, web_client, signing_secret=None, clock=lambda: NOW, pace_s=0)
     stop = asyncio.Event()
-    task = asyncio.create_task(run_socket_mode(slack_app, fake.app_token, stop=stop, drain_s=5))
+    task = asyncio.create_task(
+        run_socket_mode(made.app, fake.app_token, jobs=made.jobs, stop=stop, drain_s=5)
+    )
     try:
         await fake.send_envelope(_slash_envelope("2026-01-31", "env-slow-1"))
         await asyncio.wait_for(gated.started.wait(), 5)
         await fake.wait_until(lambda: any(a["envelope_id"] == "env-slow-1" for a in fake.acks))
         assert fake.acks[-1]["payload"]["text"] == messages.WORKING and fake.posts == []
         gated.gate.set()
-        await slack_bot(slack_app).jobs.idle()
+        await made.jobs.idle()
         assert fake.posts[0]["blocks"][0]["text"]["text"].startswith("vLLM Development Report")
     finally:
         gated.gate.set()

@@ -1,7 +1,7 @@
 """What the chat front ends need of the thread journal: open a thread, record its parts, close it.
 
-The journal itself is :class:`digest.schedule.threads.CommandThreads`, built by the composition
-root; a front end without one posts untracked (:data:`UNTRACKED`).
+The journal itself is :class:`digest.schedule.command_threads.CommandThreads`, built by the
+composition root; a front end without one posts untracked (:data:`UNTRACKED`).
 """
 
 from __future__ import annotations

@@ -1,22 +1,17 @@
-"""The discord.py client: application commands and mentions, wired to the front end."""
+"""The Discord app: the discord.py client, its application commands and mentions, wired to the
+front end."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.app_commands import Choice
 
-from bot.commands.buttons import PREFIX, DigestButtons
-from bot.commands.defaults import DefaultsStore
-from bot.commands.dispatch import Core
+from bot.commands.buttons import PREFIX
 from bot.commands.grammar import MAX_QUESTION, ListSubscriptionsCommand
-from bot.commands.subscriptions import Subscriptions
-from bot.commands.threads import ThreadJournal
 from bot.connection import Connection
 from bot.discord.endpoints import point_discord_at
 from bot.discord.handlers import DiscordFrontEnd, custom_id
@@ -30,7 +25,6 @@ from bot.discord.options import (
     unsubscribe_command,
     window_choices,
 )
-from bot.discord.post import ChartFn
 from config.settings import DiscordSettings
 from digest.windows import WINDOW_EXAMPLES
 
@@ -278,30 +272,16 @@ class ReportClient(discord.Client):
 
 
 def build_discord_client(
-    core: Core,
+    front: DiscordFrontEnd,
     settings: DiscordSettings,
     *,
-    subscriptions: Subscriptions,
-    defaults: DefaultsStore | None = None,
-    buttons: DigestButtons | None = None,
-    chart: ChartFn | None = None,
-    threads: ThreadJournal | None = None,
-    clock: Callable[[], datetime],
     sync_commands: bool = True,
     **options: Any,
 ) -> ReportClient:
-    """A client for ``settings``' endpoints; run it with ``await client.start(token)``.
+    """A client of ``front`` for ``settings``' endpoints; run it with
+    ``await client.start(token)``.
 
     ``options`` go to ``discord.Client`` (e.g. ``guild_ready_timeout``).
     """
     point_discord_at(settings.api_url, settings.gateway_url)
-    front = DiscordFrontEnd(
-        core=core,
-        subscriptions=subscriptions,
-        clock=clock,
-        defaults=defaults,
-        buttons=buttons,
-        chart=chart,
-        threads=threads,
-    )
     return ReportClient(front, sync_commands=sync_commands, **options)

@@ -7,21 +7,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.commands.threads import UNTRACKED, open_thread, posting
+from bot.commands.tracking import UNTRACKED, open_thread, posting
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import ThreadTaken
-from digest.models import Digest, Window
+from digest.models import Window
+from digest.schedule.command_threads import CommandThreads
 from digest.schedule.ledger import StateLedger
-from digest.schedule.threads import CommandThreads
 from tests.support.clock import Clock
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 REQUEST = DigestRequest("vllm-project/vllm", Window(NOW.replace(day=1), NOW), "en", "template", ())
-
-
-async def never(request: DigestRequest) -> Digest:
-    raise AssertionError("nothing is built here")
 
 
 async def test_without_a_journal_a_thread_goes_out_untracked() -> None:
@@ -36,7 +32,7 @@ async def test_with_a_journal_the_thread_is_opened_there() -> None:
     state = SQLiteState(":memory:", clock=clock)
     try:
         ledger = StateLedger(state)
-        journal = CommandThreads(ledger, build=never, note=lambda t, n: "", clock=clock)
+        journal = CommandThreads(ledger, clock=clock)
         tracker = await open_thread(
             journal, platform="slack", channel="C1", user="U1", request=REQUEST, thread="9.1"
         )

@@ -13,9 +13,9 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.errors import StateUnavailable, ThreadTaken
 from digest.models import Digest, Topic, Window
+from digest.schedule.command_threads import CommandThreads, OpenThread, ThreadRecovery
 from digest.schedule.ledger import PostLedger, StateLedger
 from digest.schedule.scheduler import PartFn
-from digest.schedule.threads import CommandThreads, OpenThread
 from tests.support.clock import Clock
 from tests.support.redis_server import sandbox
 from tests.support.serve import sample_digest
@@ -76,15 +76,17 @@ class World:
         assert self.digest is not None
         return self.digest
 
-    def threads(self, owner: str, platform: Platform | None = None) -> CommandThreads:
+    def journal(self, owner: str) -> CommandThreads:
         return CommandThreads(
-            self.ledger,
+            self.ledger, clock=self.clock, owner=owner, claim_ttl=timedelta(minutes=1)
+        )
+
+    def recovery(self, owner: str, platform: Platform | None = None) -> ThreadRecovery:
+        return ThreadRecovery(
+            self.journal(owner),
+            posts={"slack": platform} if platform is not None else {},
             build=self.build,
             note=lambda thread, parts: f"cut short after {parts} of {thread.request.repo}",
-            clock=self.clock,
-            posts={"slack": platform} if platform is not None else {},
-            owner=owner,
-            claim_ttl=timedelta(minutes=1),
             resume_within=timedelta(minutes=30),
         )
 
@@ -122,23 +124,23 @@ def test_an_open_thread_survives_its_document() -> None:
 
 async def test_a_thread_posted_in_full_is_closed(world: World) -> None:
     platform = Platform()
-    threads = world.threads("a", platform)
+    threads = world.journal("a")
     tracked = await threads.open(platform="slack", channel="C1", user="U1", request=REQUEST)
     for index in range(PARTS):
         await tracked.sent(index, f"C1-{index}")
     await tracked.done()
     assert await world.ledger.open_threads() == {}
     world.clock.advance(timedelta(minutes=5))
-    assert await world.threads("b", platform).recover() == 0
+    assert await world.recovery("b", platform).recover() == 0
     assert platform.posted == [] and platform.notes == []
 
 
 async def test_a_dead_replicas_thread_is_completed_from_the_next_part(world: World) -> None:
     """A replica dies after two parts; once its claim expires another one posts parts 2-4 under
     the same parent, built from the same request, and closes the thread."""
-    key = await post_parts(world.threads("a"), "C1", upto=2)
+    key = await post_parts(world.journal("a"), "C1", upto=2)
     platform = Platform()
-    other = world.threads("b", platform)
+    other = world.recovery("b", platform)
     assert await other.recover() == 0  # the claim is still alive: its replica may be posting
     world.clock.advance(timedelta(minutes=2))
     assert await other.recover() == 1
@@ -153,20 +155,20 @@ async def test_a_dead_replicas_thread_is_completed_from_the_next_part(world: Wor
 
 
 async def test_a_thread_that_died_before_its_parent_is_posted_whole(world: World) -> None:
-    await post_parts(world.threads("a"), "C1", upto=0)
+    await post_parts(world.journal("a"), "C1", upto=0)
     world.clock.advance(timedelta(minutes=2))
     platform = Platform()
-    assert await world.threads("b", platform).recover() == 1
+    assert await world.recovery("b", platform).recover() == 1
     assert [index for _, _, index, _ in platform.posted] == list(range(PARTS))
 
 
 async def test_a_thread_too_old_to_complete_tells_the_requester(world: World) -> None:
     """Past ``resume_within`` the rest of a stale digest is not posted: a note goes into the
     thread, under its parent, saying how far it got."""
-    await post_parts(world.threads("a"), "C1", upto=3)
+    await post_parts(world.journal("a"), "C1", upto=3)
     world.clock.advance(timedelta(hours=1))
     platform = Platform()
-    other = world.threads("b", platform)
+    other = world.recovery("b", platform)
     assert await other.recover() == 1
     assert platform.posted == []
     assert platform.notes == [("C1", "C1-0", "cut short after 3 of vllm-project/vllm")]
@@ -176,19 +178,19 @@ async def test_a_thread_too_old_to_complete_tells_the_requester(world: World) ->
 
 
 async def test_a_digest_that_cannot_be_built_again_tells_the_requester(world: World) -> None:
-    await post_parts(world.threads("a"), "C1", upto=1)
+    await post_parts(world.journal("a"), "C1", upto=1)
     world.clock.advance(timedelta(minutes=2))
     world.build_error = ValueError("the topic is gone")
     platform = Platform()
-    assert await world.threads("b", platform).recover() == 1
+    assert await world.recovery("b", platform).recover() == 1
     assert platform.notes == [("C1", "C1-0", "cut short after 1 of vllm-project/vllm")]
 
 
 async def test_a_failed_completion_is_tried_again_on_the_next_pass(world: World) -> None:
-    key = await post_parts(world.threads("a"), "C1", upto=1)
+    key = await post_parts(world.journal("a"), "C1", upto=1)
     world.clock.advance(timedelta(minutes=2))
     platform = Platform(fail_at=3)
-    other = world.threads("b", platform)
+    other = world.recovery("b", platform)
     assert await other.recover() == 0
     assert key in await world.ledger.open_threads()
     platform.fail_at = None
@@ -197,39 +199,39 @@ async def test_a_failed_completion_is_tried_again_on_the_next_pass(world: World)
 
 
 async def test_only_the_platforms_this_replica_serves_are_recovered(world: World) -> None:
-    key = await post_parts(world.threads("a"), "C1", upto=1)
+    key = await post_parts(world.journal("a"), "C1", upto=1)
     world.clock.advance(timedelta(minutes=2))
-    assert await world.threads("discord-only").recover() == 0
+    assert await world.recovery("discord-only").recover() == 0
     assert key in await world.ledger.open_threads()
 
 
 async def test_a_stopping_replica_hands_its_thread_over_at_once(world: World) -> None:
-    tracked = await world.threads("a").open(
+    tracked = await world.journal("a").open(
         platform="slack", channel="C1", user="U1", request=REQUEST
     )
     await tracked.sent(0, "C1-0")
     await tracked.stopped()
     platform = Platform()
-    assert await world.threads("b", platform).recover() == 1  # no wait for the claim to expire
+    assert await world.recovery("b", platform).recover() == 1  # no wait for the claim to expire
     assert [index for _, _, index, _ in platform.posted] == [1, 2, 3, 4]
 
 
 async def test_a_thread_taken_over_stops_its_slow_poster(world: World) -> None:
     """A poster that stalled past its claim learns at its next part that another replica took
     the thread over, and stops before doubling a part."""
-    tracked = await world.threads("a").open(
+    tracked = await world.journal("a").open(
         platform="slack", channel="C1", user="U1", request=REQUEST
     )
     await tracked.sent(0, "C1-0")
     world.clock.advance(timedelta(minutes=2))
-    assert await world.threads("b", Platform()).recover() == 1
+    assert await world.recovery("b", Platform()).recover() == 1
     with pytest.raises(ThreadTaken):
         await tracked.sent(1, "C1-1-late")
 
 
 async def test_an_unreadable_thread_is_dropped(world: World) -> None:
     await world.ledger.open_thread("cmd:broken", {"platform": "slack"}, timedelta(days=1))
-    assert await world.threads("b", Platform()).recover() == 0
+    assert await world.recovery("b", Platform()).recover() == 0
     assert await world.ledger.open_threads() == {}
 
 
@@ -244,12 +246,7 @@ async def test_with_the_ledger_down_a_thread_goes_out_untracked() -> None:
     clock = Clock(START)
     state = SQLiteState(":memory:", clock=clock)
     try:
-        threads = CommandThreads(
-            DownLedger(state),
-            build=lambda r: None,
-            note=lambda t, n: "",
-            clock=clock,  # type: ignore[arg-type,return-value]
-        )
+        threads = CommandThreads(DownLedger(state), clock=clock)
         tracked = await threads.open(platform="slack", channel="C1", user="U1", request=REQUEST)
         assert tracked.thread is None
         await tracked.sent(0, "C1-0")  # no error: the post goes on

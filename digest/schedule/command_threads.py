@@ -4,7 +4,7 @@ A digest asked for in chat goes out as a thread, as a daily post does, and is ke
 the replica posting it opens the thread in the post ledger (where it goes, who asked, the digest
 request) under a claim of its own, records each part the platform accepted, and closes the thread
 once it is complete. A replica that dies in the middle leaves the thread open and its claim
-expires; the next pass of any replica serving that platform (:meth:`CommandThreads.recover`)
+expires; the next pass of any replica serving that platform (:meth:`ThreadRecovery.recover`)
 takes the claim over, builds the same digest again (the digest cache usually still holds it) and
 posts the remaining parts under the same parent, never a part that was recorded. A thread older
 than ``resume_within``, or whose digest cannot be built again, is not completed: its requester is
@@ -201,46 +201,29 @@ class Tracked:
 
 
 class CommandThreads:
-    """Opens, records and closes the chat threads commands start; completes orphaned ones.
-
-    ``posts`` holds the poster of each platform this replica serves; only their threads are
-    recovered here.
-    """
+    """The journal of the chat threads commands start: each is opened, recorded part by part
+    and closed in the post ledger, under a claim of this replica (``owner``)."""
 
     def __init__(
         self,
         ledger: PostLedger,
         *,
-        build: BuildFn,
-        note: NoteFn,
         clock: Callable[[], datetime],
-        posts: Mapping[str, ThreadPost] | None = None,
         owner: str | None = None,
         claim_ttl: timedelta = timedelta(minutes=10),
-        resume_within: timedelta = timedelta(minutes=30),
         keep: timedelta = timedelta(days=1),
-        poll: timedelta = timedelta(minutes=1),
-        sleep: SleepFn = asyncio.sleep,
     ) -> None:
-        self._ledger = ledger
-        self._build = build
-        self._note = note
-        self._clock = clock
-        self.posts: dict[str, ThreadPost] = dict(posts or {})
+        self.ledger = ledger
+        self.clock = clock
         self.owner = owner or uuid.uuid4().hex[:12]
-        self._claim_ttl = claim_ttl
-        self.resume_within = resume_within
+        self.claim_ttl = claim_ttl
         self._keep = keep
-        self._poll = poll
-        self._sleep = sleep
         self.counters: dict[str, int] = {
             "threads_opened": 0,
             "threads_completed": 0,
             "threads_resumed": 0,
             "threads_cut_short": 0,
         }
-
-    # -- the replica posting a thread --------------------------------------------------------
 
     async def open(
         self,
@@ -258,14 +241,14 @@ class CommandThreads:
             channel=channel,
             user=user,
             request=request,
-            opened=self._clock(),
+            opened=self.clock(),
             thread=thread,
         )
         try:
-            now = self._clock()
-            if not await self._ledger.claim(opened.key, self.owner, now, self._claim_ttl):
+            now = self.clock()
+            if not await self.ledger.claim(opened.key, self.owner, now, self.claim_ttl):
                 return Tracked(self, None)
-            await self._ledger.open_thread(opened.key, opened.to_dict(), self._keep)
+            await self.ledger.open_thread(opened.key, opened.to_dict(), self._keep)
         except DigestError as exc:
             self.state_failed("open_thread", exc)
             return Tracked(self, None)
@@ -273,24 +256,72 @@ class CommandThreads:
         return Tracked(self, opened)
 
     async def record(self, key: str, index: int, message_id: str) -> bool:
-        now = self._clock()
-        return await self._ledger.record_part(
-            key, self.owner, index, message_id, now, self._claim_ttl
+        now = self.clock()
+        return await self.ledger.record_part(
+            key, self.owner, index, message_id, now, self.claim_ttl
         )
 
     async def close(self, key: str, *, posted: bool) -> None:
         """Close ``key``, marked posted or released; failures are logged."""
         try:
             if posted:
-                await self._ledger.mark_posted(key, self.owner, self._clock(), self._keep)
+                await self.ledger.mark_posted(key, self.owner, self.clock(), self._keep)
                 self.counters["threads_completed"] += 1
             else:
-                await self._ledger.release(key, self.owner)
-            await self._ledger.close_thread(key)
+                await self.ledger.release(key, self.owner)
+            await self.ledger.close_thread(key)
         except DigestError as exc:
             self.state_failed("close_thread", exc)
 
-    # -- the replica taking over ------------------------------------------------------------
+    async def release(self, key: str) -> None:
+        """Let ``key``'s claim go, so the next pass completes the thread; failures are logged."""
+        try:
+            await self.ledger.release(key, self.owner)
+        except DigestError as exc:
+            self.state_failed("release", exc)
+
+    def state_failed(self, op: str, exc: DigestError) -> None:
+        log.warning(
+            "threads.state_unavailable",
+            extra={"op": op, "error": type(exc).__name__, "detail": str(exc)},
+        )
+
+
+class ThreadRecovery:
+    """Completes the command threads of the journal ``threads`` whose replica died.
+
+    ``posts`` holds the poster of each platform this replica serves; only their threads are
+    recovered here. Its counters are the journal's.
+    """
+
+    def __init__(
+        self,
+        threads: CommandThreads,
+        *,
+        posts: Mapping[str, ThreadPost],
+        build: BuildFn,
+        note: NoteFn,
+        resume_within: timedelta = timedelta(minutes=30),
+        poll: timedelta = timedelta(minutes=1),
+        sleep: SleepFn = asyncio.sleep,
+    ) -> None:
+        self._threads = threads
+        self._ledger = threads.ledger
+        self._clock = threads.clock
+        self._posts: Mapping[str, ThreadPost] = dict(posts)
+        self._build = build
+        self._note = note
+        self.resume_within = resume_within
+        self._poll = poll
+        self._sleep = sleep
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return self._threads.counters
+
+    async def _claim(self, key: str) -> bool:
+        threads = self._threads
+        return await self._ledger.claim(key, threads.owner, self._clock(), threads.claim_ttl)
 
     async def recover(self) -> int:
         """One pass: complete (or tell the requester of) every open thread whose replica died.
@@ -306,10 +337,10 @@ class CommandThreads:
                 log.warning("threads.unreadable", extra={"key": key, "error": str(exc)})
                 await self._ledger.close_thread(key)
                 continue
-            post = self.posts.get(thread.platform)
+            post = self._posts.get(thread.platform)
             if post is None:
                 continue
-            if not await self._ledger.claim(key, self.owner, self._clock(), self._claim_ttl):
+            if not await self._claim(key):
                 if await self._ledger.is_posted(key):  # complete: its closing was lost
                     await self._ledger.close_thread(key)
                 continue  # its replica is alive
@@ -318,10 +349,13 @@ class CommandThreads:
         return closed
 
     async def _complete(self, thread: OpenThread, post: ThreadPost) -> bool:
-        done = await self._ledger.resume(thread.key, self.owner, self._clock(), self._claim_ttl)
+        threads = self._threads
+        done = await self._ledger.resume(
+            thread.key, threads.owner, self._clock(), threads.claim_ttl
+        )
         if done is None:
             return False
-        tracked = Tracked(self, thread)
+        tracked = Tracked(threads, thread)
         content: Digest | str
         late = self._clock() - thread.opened > self.resume_within
         if late:
@@ -339,7 +373,7 @@ class CommandThreads:
         try:
             await post(thread.channel, thread.thread, content, done, part_sent)
         except asyncio.CancelledError:
-            await asyncio.shield(self.release(thread.key))
+            await asyncio.shield(threads.release(thread.key))
             raise
         except ThreadTaken:
             return False
@@ -350,7 +384,7 @@ class CommandThreads:
             if cut_short:  # nothing more can be said: give the thread up
                 await tracked.failed()
                 return True
-            await self.release(thread.key)  # tried again on the next pass
+            await threads.release(thread.key)  # tried again on the next pass
             return False
         self.counters["threads_cut_short" if cut_short else "threads_resumed"] += 1
         log.info(
@@ -365,26 +399,13 @@ class CommandThreads:
         await tracked.done()
         return True
 
-    async def release(self, key: str) -> None:
-        """Let ``key``'s claim go, so the next pass completes the thread; failures are logged."""
-        try:
-            await self._ledger.release(key, self.owner)
-        except DigestError as exc:
-            self.state_failed("release", exc)
-
-    def state_failed(self, op: str, exc: DigestError) -> None:
-        log.warning(
-            "threads.state_unavailable",
-            extra={"op": op, "error": type(exc).__name__, "detail": str(exc)},
-        )
-
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Recover every ``poll`` until ``stop`` is set."""
         while not stop.is_set():
             try:
                 await self.recover()
             except DigestError as exc:
-                self.state_failed("open_threads", exc)
+                self._threads.state_failed("open_threads", exc)
             except Exception:
                 log.exception("threads.recover_failed")
             await wait_or_stop(stop, self._poll.total_seconds(), self._sleep)

@@ -1,0 +1,90 @@
+"""The storage bundle, chosen here and only here: Redis when ``REDIS_URL`` is set, else SQLite.
+
+Redis is shared by replicas (the mirror, shared state, the post ledger, subscriptions), with a
+local SQLite mirror that answers while it is down; SQLite files serve one process alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from config.settings import Settings
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
+from digest.errors import ConfigError
+from digest.mirror.store import Store
+from digest.schedule.ledger import PostLedger, StateLedger
+from digest.schedule.subscriptions import StateSubscriptions
+from digest.state.base import SharedState
+
+
+@dataclass(slots=True)
+class Storage:
+    """Everything kept, on one backend: the mirror, shared state, post ledger, subscriptions."""
+
+    store: Store
+    state: SharedState
+    ledger: PostLedger
+    subscriptions: StateSubscriptions
+    local: Store | None = None  # with Redis: the local mirror that answers while it is down
+    redis_reachable: Callable[[], Awaitable[bool]] | None = None  # with Redis: whether it answers
+
+
+def db_path(db: str) -> str:
+    return db if db == ":memory:" else os.path.expanduser(db)
+
+
+def _state_path(db: str) -> str:
+    if db == ":memory:":
+        return db
+    path = Path(db).expanduser()
+    return str(path.with_name(path.stem + "-state" + path.suffix))
+
+
+async def build_storage(
+    settings: Settings, stack: AsyncExitStack, clock: Callable[[], datetime]
+) -> Storage:
+    """The storage bundle: Redis when ``REDIS_URL`` is set (for replicas), else SQLite files."""
+    db = db_path(settings.db)
+    if settings.redis.url:
+        from redis.asyncio import Redis
+
+        from digest.backends.redis.ledger import RedisLedger
+        from digest.backends.redis.mirror import RedisStore
+        from digest.backends.redis.state import RedisState
+
+        try:
+            client = Redis.from_url(
+                settings.redis.url, socket_connect_timeout=1.0, socket_timeout=2.0
+            )
+        except ValueError as exc:  # the URL is not repeated: it may hold a password
+            raise ConfigError(
+                "REDIS_URL is not a Redis URL (redis://HOST:PORT/DB, rediss://… or unix://…)"
+            ) from exc
+        stack.push_async_callback(client.aclose)
+        local = SQLiteStore(db)
+        stack.push_async_callback(local.close)
+        shared = RedisState(client)
+        return Storage(
+            store=RedisStore(client),
+            state=shared,
+            ledger=RedisLedger(client, prefix=shared.prefix),
+            subscriptions=StateSubscriptions(shared),
+            local=local,
+            redis_reachable=shared.reachable,
+        )
+    store = SQLiteStore(db)
+    stack.push_async_callback(store.close)
+    state = SQLiteState(_state_path(db), clock=clock)
+    stack.push_async_callback(state.close)
+    return Storage(
+        store=store,
+        state=state,
+        ledger=StateLedger(state),
+        subscriptions=StateSubscriptions(state),
+    )

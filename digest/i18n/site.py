@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from digest.i18n import fill, norm_lang
+from digest.i18n.catalog import fill, norm_lang
 
 # key: (zh, en)
 SITE: Mapping[str, tuple[str, str]] = {

@@ -14,7 +14,7 @@ from digest.builder import DigestRequest
 from digest.errors import ConfigError
 from digest.github.names import valid_repo
 from digest.mirror.store import Store, Sync
-from digest.models import Answer, Digest, Topic, Window
+from digest.models import Answer, Digest, Lang, Topic, Window
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def digest_request(
     window: Window,
     *,
     repo: str,
-    lang: str,
+    lang: Lang,
     writer: str,
     topics: Iterable[str] | None,
     fingerprint: str,
@@ -69,7 +69,7 @@ class ReportCore:
         get_digest: BuildFn,
         clock: Callable[[], datetime],
         default_writer: str = "template",
-        default_lang: str | None = None,
+        default_lang: Lang | None = None,
         store: Store | None = None,
         sync: Sync | None = None,
         answerer: AnswerWriter | None = None,
@@ -116,7 +116,7 @@ class ReportCore:
         window_spec: str,
         *,
         repo: str | None = None,
-        lang: str | None = None,
+        lang: Lang | None = None,
         topics: tuple[str, ...] | None = None,
         writer: str | None = None,
         timezone: str | None = None,

@@ -3,7 +3,7 @@ its lookups (``catalog``), the report's sentences (``phrases``), answers (``answ
 (``notes``), the website (``site``), and the words built from them (``counts``, ``titles``,
 ``states``, ``writing``)."""
 
-from digest.i18n.catalog import PLACEHOLDER, Note, fill, has_phrase, norm_lang, phrase, pick, t
+from digest.i18n.catalog import PLACEHOLDER, Note, fill, has_phrase, phrase, pick, t
 from digest.i18n.counts import count_label, count_of, counts_line, duration, fallbacks_text, percent
 from digest.i18n.states import state_of
 from digest.i18n.titles import (
@@ -17,12 +17,14 @@ from digest.i18n.titles import (
     topic_title,
     trend_kind,
 )
-from digest.i18n.writing import join_words
+from digest.i18n.writing import cased, cjk_script, join_words, lang_tag, latin_gap, other, spaced
 
 __all__ = [
     "PLACEHOLDER",
     "TOPIC_PREFIX",
     "Note",
+    "cased",
+    "cjk_script",
     "count_label",
     "count_of",
     "counts_line",
@@ -34,12 +36,15 @@ __all__ = [
     "has_phrase",
     "heading",
     "join_words",
+    "lang_tag",
+    "latin_gap",
     "list_title",
-    "norm_lang",
+    "other",
     "percent",
     "phrase",
     "pick",
     "report_title",
+    "spaced",
     "state_of",
     "t",
     "topic_noun",

@@ -15,23 +15,19 @@ from dataclasses import dataclass
 from digest.i18n.answers import ANSWERS
 from digest.i18n.notes import NOTES
 from digest.i18n.phrases import PHRASES
+from digest.models import Lang
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _CATALOG: Mapping[str, tuple[str, str]] = ChainMap(dict(PHRASES), dict(ANSWERS), dict(NOTES))
 
 
-def norm_lang(lang: str) -> str:
-    """``zh`` for any Chinese tag (zh, zh-CN, zh_Hans…), else ``en``."""
-    return "zh" if lang.strip().lower().startswith("zh") else "en"
-
-
-def pick(pair: tuple[str, str], lang: str) -> str:
+def pick(pair: tuple[str, str], lang: Lang) -> str:
     """The word of ``pair`` (zh, en) in ``lang``."""
-    return pair[0] if norm_lang(lang) == "zh" else pair[1]
+    return pair[0] if lang == Lang.ZH else pair[1]
 
 
-def phrase(key: str, lang: str, plural: int | None = None) -> str:
+def phrase(key: str, lang: Lang, plural: int | None = None) -> str:
     """The raw template ``key`` in ``lang``; its ``.one`` variant when ``plural == 1``."""
     if plural == 1 and f"{key}.one" in _CATALOG:
         key = f"{key}.one"
@@ -48,7 +44,7 @@ def fill(template: str, values: Mapping[str, object]) -> str:
     return PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
 
 
-def t(key: str, lang: str, plural: int | None = None, /, **values: object) -> str:
+def t(key: str, lang: Lang, plural: int | None = None, /, **values: object) -> str:
     """The phrase ``key`` in ``lang`` filled with ``values`` (``plural``: see ``phrase``)."""
     return fill(phrase(key, lang, plural), values)
 
@@ -61,7 +57,7 @@ class Note:
     key: str
     values: tuple[tuple[str, str], ...] = ()
 
-    def text(self, lang: str) -> str:
+    def text(self, lang: Lang) -> str:
         values = dict(self.values)
         if "what" in values:
             values["what"] = t(values["what"], lang)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from digest.i18n.catalog import norm_lang, phrase, pick
-from digest.models import Counts, Digest
+from digest.i18n.catalog import phrase, pick
+from digest.models import Counts, Digest, Lang
 
 # noun: (zh, en singular, en plural)
 _NOUNS: Mapping[str, tuple[str, str, str]] = {
@@ -33,14 +33,14 @@ _COUNT_LABELS: Mapping[str, tuple[str, str]] = {
 }
 
 
-def count_of(n: int, noun: str, lang: str) -> str:
+def count_of(n: int, noun: str, lang: Lang) -> str:
     """``3 个 Issue`` / ``3 issues``, ``1 person`` / ``2 people``…"""
     zh, one, many = _NOUNS[noun]
-    template = zh if norm_lang(lang) == "zh" else (one if n == 1 else many)
+    template = pick((zh, one if n == 1 else many), lang)
     return template.replace("{n}", str(n))
 
 
-def duration(days: float, lang: str) -> str:
+def duration(days: float, lang: Lang) -> str:
     """A window length: ``24 小时`` / ``24 hours``, ``7 天`` / ``7 days``."""
     hours = round(days * 24)
     if hours % 24 == 0 and hours > 24:
@@ -53,12 +53,12 @@ def percent(value: float) -> str:
     return f"{value:.0%}"
 
 
-def count_label(key: str, lang: str) -> str:
+def count_label(key: str, lang: Lang) -> str:
     """The counts-line label of ``key`` (``新 Issue`` / ``New issues``)."""
     return pick(_COUNT_LABELS[key], lang)
 
 
-def counts_line(counts: Counts, lang: str) -> str:
+def counts_line(counts: Counts, lang: Lang) -> str:
     """``新 Issue 38 | 关闭 Issue 28 | 新 PR 115 | 合并 PR 34 | 关闭未合并 PR 42``."""
     return " | ".join(f"{count_label(key, lang)} {n}" for key, n in counts.as_dict().items())
 

@@ -59,8 +59,16 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     "common.and": ("、", " and "),
     "common.quote": ("“{text}”", "“{text}”"),
     "common.colon": ("：", ": "),
+    "common.full_stop": ("。", ". "),
     "common.paren": ("（{text}）", " ({text})"),
     "common.author": ("作者", "author"),
+    # the labels of a section the model wrote (digest.writers.llm.blocks)
+    "label.takeaway": ("小结", "Takeaway"),
+    "label.core_issue": ("核心问题", "Core issue"),
+    "label.viewpoints": ("各方观点", "Viewpoints"),
+    "label.contention": ("争议焦点", "Point of contention"),
+    "label.status": ("当前状态", "Status"),
+    "label.impact": ("影响", "Impact"),
     # item states
     "state.pr.merged": ("已合并", "merged"),
     "state.pr.open": ("待合并", "open"),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from digest.i18n.catalog import phrase
-from digest.models import Item, ItemState
+from digest.models import Item, ItemState, Lang
 
 
-def state_of(item: Item, lang: str) -> str:
+def state_of(item: Item, lang: Lang) -> str:
     """The item's state as words: ``已合并``, ``closed as not planned``, ``draft``…"""
     if item.is_pr:
         if item.is_merged:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from digest.i18n.catalog import norm_lang, pick, t
-from digest.models import Digest, Topic
+from digest.i18n.catalog import pick, t
+from digest.models import Digest, Lang, Topic
 from digest.windows import title_date
 
 TOPIC_PREFIX = "🎯 "
@@ -40,7 +40,7 @@ _TREND_KINDS: Mapping[str, tuple[str, str]] = {
 }
 
 
-def heading(section_id: str, lang: str, topic: Topic | None = None) -> str:
+def heading(section_id: str, lang: Lang, topic: Topic | None = None) -> str:
     """The heading of a section: ``📊 每日开发状态摘要``, ``🎯 AMD/ROCm 生态相关动态``…"""
     if section_id.startswith("topic:"):
         if topic is None:
@@ -49,15 +49,15 @@ def heading(section_id: str, lang: str, topic: Topic | None = None) -> str:
     return pick(_HEADINGS[section_id], lang)
 
 
-def topic_title(topic: Topic, lang: str) -> str:
+def topic_title(topic: Topic, lang: Lang) -> str:
     """The topic's own title in ``lang`` (``AMD/ROCm 生态相关动态``)."""
-    return topic.title_zh if norm_lang(lang) == "zh" else topic.title_en
+    return pick((topic.title_zh, topic.title_en), lang)
 
 
-def topic_noun(topic: Topic, lang: str) -> str:
+def topic_noun(topic: Topic, lang: Lang) -> str:
     """The topic as a noun for sentences: ``AMD/ROCm 生态`` / ``AMD/ROCm ecosystem``."""
     title = topic_title(topic, lang).strip()
-    if norm_lang(lang) == "zh":
+    if lang == Lang.ZH:
         for suffix in ("相关动态", "动态", "相关"):
             if title.endswith(suffix) and len(title) > len(suffix):
                 return title[: -len(suffix)].strip()
@@ -69,21 +69,21 @@ def digest_title(digest: Digest) -> str:
     return report_title(digest.shown_name, title_date(digest.window), digest.lang)
 
 
-def report_title(display_name: str, date: str, lang: str) -> str:
+def report_title(display_name: str, date: str, lang: Lang) -> str:
     """``vLLM 开发动态报告 - 2026-03-10`` / ``vLLM Development Report - 2026-03-10``."""
     return t("report.title", lang, name=display_name, date=date)
 
 
-def list_title(key: str, lang: str) -> str:
+def list_title(key: str, lang: Lang) -> str:
     """The appendix list name of ``key`` (``新增 Issue``, ``关闭但未合并的 PR``…)."""
     return pick(_LIST_TITLES[key], lang)
 
 
-def group_title(group: str, lang: str) -> str:
+def group_title(group: str, lang: Lang) -> str:
     """The topic group name: ``性能与内核`` / ``Performance & kernels``…"""
     return pick(_GROUPS[group], lang)
 
 
-def trend_kind(kind: str, lang: str) -> str:
+def trend_kind(kind: str, lang: Lang) -> str:
     """The name of a trend kind (model, feature, hardware, theme)."""
     return pick(_TREND_KINDS.get(kind, (kind, kind)), lang)

@@ -45,7 +45,7 @@ from digest.github.parse import (
 )
 from digest.i18n import Note
 from digest.mirror.store import Completion, Store, SyncState
-from digest.models import CommentKind, Item, Window
+from digest.models import CommentKind, Item, Lang, Window
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class Syncer:
             extra={
                 "repo": repo,
                 "reset_at": str(exc.reset_at),
-                "missing": [note.text("en") for note in tally.notes],
+                "missing": [note.text(Lang.EN) for note in tally.notes],
             },
         )
         return replace(state, covered_since=None), state.synced_at

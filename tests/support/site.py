@@ -15,6 +15,7 @@ from typing import Any
 from bot.compose import build_runtime
 from bot.site import SiteOptions, SiteReport, site_builder
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
+from digest.models import Lang
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
 from tests.support.serve import REPO, sample
@@ -28,7 +29,7 @@ async def build_site(
     db: Path,
     *,
     days: int = 3,
-    langs: Sequence[str] = ("zh", "en"),
+    langs: Sequence[Lang] = tuple(Lang),
     issues: Sequence[dict[str, Any]] = (),
     clock: Clock | None = None,
     site_url: str | None = None,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from digest.i18n import Note, norm_lang, t
+from digest.i18n import Note, pick, t
+from digest.models import Lang
 
 
-def test_languages() -> None:
-    """Chinese tags map to zh, anything else to en."""
-    assert norm_lang("zh-CN") == "zh" and norm_lang("EN") == "en" and norm_lang("fr") == "en"
+def test_a_pair_is_picked_by_language() -> None:
+    """The first of a (zh, en) pair is Chinese, the second English."""
+    assert pick(("中文", "English"), Lang.ZH) == "中文"
+    assert pick(("中文", "English"), Lang.EN) == "English"
 
 
 def test_values_are_not_parsed_again() -> None:

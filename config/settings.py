@@ -81,10 +81,6 @@ class LLMSettings(BaseSettings):
     digest_tokens: int = Field(default=28000, ge=1)
     max_output_tokens: int = Field(default=1200, ge=1)
 
-    @property
-    def configured(self) -> bool:
-        return bool(self.base_url and self.model)
-
 
 class RedisSettings(BaseSettings):
     model_config = _env("REDIS_")

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from digest.analysis.types import HISTORY_WINDOWS, WindowData
 from digest.errors import ConfigError
 from digest.i18n import t
-from digest.mirror.store import Completion, Store, Sync
+from digest.mirror.store import Completion, Store, Sync, SyncResult
 from digest.models import Comment, Digest, Item, Lang, Topic, Window
 from digest.writers.base import Writer
 
@@ -129,8 +129,12 @@ class DigestBuilder:
     def writer_names(self) -> Sequence[str]:
         return tuple(self._writers)
 
-    async def build(self, request: DigestRequest) -> Digest:
-        """Sync, analyse and write the digest that ``request`` describes."""
+    async def build(self, request: DigestRequest, synced: SyncResult | None = None) -> Digest:
+        """Sync, analyse and write the digest that ``request`` describes.
+
+        ``synced`` is the result of the sync its caller has just run for the request (the
+        service's); without it the builder runs its own sync, if it has one.
+        """
         writer = self._writers.get(request.writer)
         if writer is None:
             raise ConfigError(
@@ -140,12 +144,13 @@ class DigestBuilder:
         notes: list[str] = []
         synced_at: datetime | None = None
         covered: datetime | None = None
-        if self._sync is not None:
-            result = await self._sync.ensure(request.repo, request.window)
-            synced_at, covered = result.synced_at, result.covered_from
-            notes.extend(note.text(request.lang) for note in result.notes)
-            if result.completion is not None:
-                notes.append(completion_note(result.completion, request.lang))
+        if synced is None and self._sync is not None:
+            synced = await self._sync.ensure(request.repo, request.window)
+        if synced is not None:
+            synced_at, covered = synced.synced_at, synced.covered_from
+            notes.extend(note.text(request.lang) for note in synced.notes)
+            if synced.completion is not None:
+                notes.append(completion_note(synced.completion, request.lang))
         else:
             state = await self._store.get_sync_state(request.repo)
             synced_at, covered = state.synced_at, state.covered_since

@@ -45,7 +45,7 @@ from typing import Protocol
 from digest.builder import DigestRequest
 from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
 from digest.errors import DigestError, StateUnavailable
-from digest.mirror.store import Store, Sync, SyncState
+from digest.mirror.store import Store, Sync, SyncResult, SyncState
 from digest.models import Digest
 from digest.state.base import SharedState
 from digest.state.single_flight import FlightStats, SingleFlight
@@ -57,9 +57,10 @@ DEFAULT_MEMO_BYTES = 32 * 1024 * 1024
 
 
 class Builder(Protocol):
-    """Builds a digest without caching (:class:`digest.builder.DigestBuilder`)."""
+    """Builds a digest without caching (:class:`digest.builder.DigestBuilder`): over the mirror
+    as ``synced`` left it, else after a sync of its own."""
 
-    async def build(self, request: DigestRequest) -> Digest: ...
+    async def build(self, request: DigestRequest, synced: SyncResult | None = None) -> Digest: ...
 
 
 def data_version(state: SyncState) -> str:
@@ -134,9 +135,10 @@ class DigestService:
     """``get_digest(request)``: a cached digest when valid, else one shared build.
 
     ``sync`` (the same :class:`~digest.mirror.gate.SyncGate` the builder uses) brings the
-    mirror up to date before the cache is consulted; ``store`` (the builder's mirror) gives
-    the data version. Without a store, the key carries no data version and every digest lives
-    for ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
+    mirror up to date before the cache is consulted, once per request: a build goes on from
+    its result and does not sync again. ``store`` (the builder's mirror) gives the data
+    version. Without a store, the key carries no data version and every digest lives for
+    ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
     when the builder's mirror is unavailable (Redis down); without it that error propagates.
     ``writer_names`` maps a request's writer to its name, so another model is another digest.
     """
@@ -210,9 +212,10 @@ class DigestService:
 
     async def _cached(self, request: DigestRequest) -> Digest:
         sync_error: DigestError | None = None
+        synced: SyncResult | None = None
         if self._sync is not None:
             try:
-                await self._sync.ensure(request.repo, request.window)
+                synced = await self._sync.ensure(request.repo, request.window)
             except StateUnavailable:
                 raise
             except DigestError as exc:  # the mirror as it is may still have a cached digest
@@ -258,7 +261,7 @@ class DigestService:
             self._memo.put(key, encoded[-1], self._keep_for(cached, ttl))
             return cached
         digest = await self._flight.run(
-            key, f"lock:{key}", lookup, lambda: self._builder.build(request), publish
+            key, f"lock:{key}", lookup, lambda: self._builder.build(request, synced), publish
         )
         if key not in self._memo:  # tasks sharing this flight find it there
             payload = encoded[-1] if encoded else encode_digest(digest)

@@ -103,8 +103,3 @@ def line_tokens(spans: tuple[Inline, ...]) -> list[str]:
     while out and out[-1] == " ":
         out.pop()
     return out
-
-
-def render_spans(spans: tuple[Inline, ...]) -> str:
-    """A run of spans as one line of Discord markdown."""
-    return "".join(line_tokens(spans))

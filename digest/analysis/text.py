@@ -121,13 +121,6 @@ def words(spec: str) -> tuple[str, ...]:
     return tuple(word.strip() for word in spec.split("|") if word.strip())
 
 
-@lru_cache(maxsize=512)
-def word_pattern(term: str) -> re.Pattern[str]:
-    """A case-insensitive pattern of ``term`` as a whole word (letters and digits bound it)."""
-    body = r"[\s_-]*".join(re.escape(part) for part in term.split())
-    return re.compile(rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])", re.I)
-
-
 def _key(text: str) -> str:
     return _SEPARATORS.sub("", text).lower()
 

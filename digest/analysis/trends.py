@@ -30,11 +30,6 @@ class Term:
     def pattern(self) -> re.Pattern[str]:
         return _compiled(self.source, re.I)
 
-    def found_in(self, text: str, lowered: str) -> bool:
-        if self.needles and not any(n in lowered for n in self.needles):
-            return False
-        return self.pattern.search(text) is not None
-
 
 @lru_cache(maxsize=512)
 def _compiled(source: str, flags: int = 0) -> re.Pattern[str]:

@@ -1,8 +1,15 @@
-"""GitHub-flavoured Markdown of a digest: a pure function, untrusted text escaped."""
+"""GitHub-flavoured Markdown: the one dialect for every Markdown output, and the digest in it.
+
+Pure functions of the model. Untrusted text is escaped where Markdown or GitHub would read it:
+it never becomes emphasis, code, a link, an image, HTML, an entity, a table, a strikethrough,
+a mention, or (at the start of a line) a heading, quote, list or rule. What Markdown would not
+read stays as written (``snake_case``, ``ok ~ fine``).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import quote, urlsplit
 
 from digest.i18n import counts_line, digest_title, fallbacks_text, t
@@ -19,27 +26,36 @@ from digest.models import (
 )
 from digest.windows import format_moment, format_window
 
-_SPECIAL = re.compile(r"([\\`*\[\]<~])")
-_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_SPECIAL = re.compile(r"([\\`*\[\]<>|])")
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # intraword ``_`` is inert
+_TILDE = re.compile(r"(?<! )~|~(?! )")  # a tilde between spaces cannot strike through
 _ENTITY = re.compile(r"&(?=#?\w+;)")
-_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d{1,9}(?=[.)]))")
+_MENTION = re.compile(r"@(?=[\w!])")  # GitHub mentions with an ASCII @ only
+_LINE_START = re.compile(r"^(\s*)([#+=-]|\d{1,9}(?=[.)]))")
 _WHITESPACE = re.compile(r"\s+")
+_TICKS = re.compile(r"`+")
 _URL_SAFE = ":/?#@!$&'*+,;=%-._~"
+
+PointerSyntax = Callable[[Pointer], str]
+"""How a front end writes a pointer: the command that runs it where the text is read."""
 
 
 def escape(text: str) -> str:
-    """``text`` safe inside a Markdown line: one line, no emphasis, code, links or HTML.
+    """``text`` safe inside a Markdown line: one line, read as written, nothing interpreted.
 
-    Only what Markdown would interpret is escaped (``snake_case`` stays readable); the start of
-    a line is guarded separately by ``line``.
+    The start of a line is guarded separately (``line``): inside a line ``#`` or ``-`` is text.
     """
-    text = _SPECIAL.sub(r"\\\1", _WHITESPACE.sub(" ", text))
+    text = _WHITESPACE.sub(" ", text.replace("\x00", " "))
+    text = _SPECIAL.sub(r"\\\1", text)
     text = _UNDERSCORE.sub(r"\\_", text)
-    return _ENTITY.sub(r"\\&", text)
+    text = _TILDE.sub(r"\\~", text)
+    text = _ENTITY.sub(r"\\&", text)
+    return _MENTION.sub(r"\\@", text)
 
 
 def _guard_start(line: str) -> str:
-    """Escape what would turn the start of a line into a heading, quote, list or rule."""
+    """Escape what would turn the start of a line into a heading, list or rule (``>`` is
+    escaped everywhere)."""
     match = _LINE_START.match(line)
     if not match:
         return line
@@ -57,29 +73,34 @@ def safe_url(url: str) -> str | None:
     return quote(url.strip(), safe=_URL_SAFE)
 
 
-def _code(text: str) -> str:
-    text = _WHITESPACE.sub(" ", text)
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" or text.startswith(" ") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+def code(text: str) -> str:
+    """``text`` as one code span (its fence longer than any run of backticks in it), or ``""``."""
+    flat = " ".join(text.replace("\x00", " ").split())
+    if not flat:
+        return ""
+    fence = "`" * (max(map(len, _TICKS.findall(flat)), default=0) + 1)
+    pad = " " if len(fence) > 1 else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
-def _link(label: str, url: str) -> str:
+def link(label: str, url: str) -> str:
+    """``[label](url)``, ``label`` already Markdown; the label alone when the URL is unusable."""
     target = safe_url(url)
     return f"[{label}]({target})" if target else label
 
 
-def inline(span: Inline) -> str:
-    """One span as Markdown: escaped text, ``[#123 title](url)`` or ``[@login](url)``."""
+def inline(span: Inline, pointer: PointerSyntax | None = None) -> str:
+    """One span as Markdown: escaped text, ``[#123 title](url)`` or ``[@login](url)``; a pointer
+    as the code ``pointer`` writes, nothing without one (digests point nowhere)."""
     if isinstance(span, ItemRef):
         label = f"#{span.number}" + (f" {escape(span.title)}" if span.title else "")
-        return _link(label, span.url)
+        return link(label, span.url)
     if isinstance(span, UserRef):
-        return _link(f"@{escape(span.login)}", span.url)
-    if isinstance(span, Pointer):  # digests point nowhere: only answers carry pointers
-        return ""
+        return link(f"@{escape(span.login)}", span.url)
+    if isinstance(span, Pointer):
+        return code(pointer(span)) if pointer else ""
     if span.style == "code":
-        return _code(span.text)
+        return code(span.text)
     text = escape(span.text)
     if not text.strip():
         return text
@@ -98,9 +119,9 @@ def emphasis(text: str, mark: str) -> str:
     return f"{lead}{mark}{core}{mark}{trail}"
 
 
-def line(spans: tuple[Inline, ...]) -> str:
-    """Spans rendered on one line, its start guarded."""
-    return _guard_start("".join(inline(span) for span in spans).strip())
+def line(spans: tuple[Inline, ...], write: Callable[[Inline], str] = inline) -> str:
+    """Spans rendered on one line by ``write``, its start guarded."""
+    return _guard_start("".join(write(span) for span in spans).strip())
 
 
 def block(item: Block) -> str:
@@ -139,7 +160,7 @@ def footer(digest: Digest) -> str:
         parts.append(f"{t('footer.tokens', lang)}{colon}{digest.usage.total}")
     if digest.fallbacks:
         parts.append(f"{t('footer.fallbacks', lang)}{colon}{escape(fallbacks_text(digest))}")
-    source = _link(escape(digest.repo), digest.repo_url)
+    source = link(escape(digest.repo), digest.repo_url)
     parts.append(f"{t('footer.source', lang)}{colon}{source}")
     lines = ["---", "", "*" + " · ".join(parts) + "*"]
     if digest.notes:

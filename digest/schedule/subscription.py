@@ -171,11 +171,6 @@ def next_run(subscription: Subscription, after: datetime) -> datetime:
     return min(run for run in _around(subscription, after) if run > after)
 
 
-def last_run(subscription: Subscription, at: datetime) -> datetime:
-    """The latest scheduled moment (UTC) at or before ``at``."""
-    return max(run for run in _around(subscription, at) if run <= at)
-
-
 def runs_between(subscription: Subscription, start: datetime, end: datetime) -> list[datetime]:
     """Every scheduled moment in ``(start, end]``, oldest first."""
     runs: list[datetime] = []

@@ -10,6 +10,7 @@ from bot.compose import load_settings
 from config.settings import Settings, load_config, unknown_variables
 from digest.errors import ConfigError
 from digest.models import Lang
+from tests.support.settings import llm_configured
 
 
 def test_default_config_has_vllm_and_the_rocm_topic() -> None:
@@ -100,7 +101,7 @@ def test_secrets_from_environment_never_print(monkeypatch: pytest.MonkeyPatch) -
     settings = Settings()
     assert settings.github.token is not None
     assert settings.github.token.get_secret_value() == "ghp_supersecret"
-    assert settings.llm.api_key is not None and settings.llm.configured
+    assert settings.llm.api_key is not None and llm_configured(settings.llm)
     assert "supersecret" not in repr(settings) and "sk-secret" not in repr(settings)
 
 

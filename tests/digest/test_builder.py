@@ -19,6 +19,7 @@ from digest.models import Window
 from digest.writers.template import TemplateWriter
 from tests.fakes.github import FakeGitHub, RecordingSleep
 from tests.support.clock import Clock
+from tests.support.service import SYNCED, Synced
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
@@ -99,3 +100,15 @@ async def test_a_digest_the_limit_did_not_stop_names_no_completion(
     """A one-day digest fits in the hour: no note at all."""
     _, builder, _ = token_less
     assert (await builder.build(_request("en", days=1))).notes == ()
+
+
+async def test_a_builder_given_its_callers_sync_builds_over_it_without_syncing(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """Given the result of the sync its caller has just run, the builder asks GitHub nothing
+    and says what that sync said."""
+    fake, builder, clock = token_less
+    digest = await builder.build(_request("en", days=1), Synced(clock(), (SYNCED,)))
+    assert fake.requests == []
+    assert digest.synced_at == clock()
+    assert digest.notes == ("GitHub's limit resets at 2026-03-11 04:21 UTC",)

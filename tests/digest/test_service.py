@@ -22,8 +22,8 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestBuilder
 from digest.errors import SourceUnavailable, StateUnavailable
 from digest.mirror.gate import SyncGate
-from digest.mirror.store import SyncState
-from digest.models import Window
+from digest.mirror.store import Sync, SyncResult, SyncState
+from digest.models import Digest, Window
 from digest.service import DEFAULT_MEMO_BYTES, DigestService, cache_key, data_version
 from digest.state.base import SharedState
 from digest.writers.template import TemplateWriter
@@ -40,6 +40,7 @@ from tests.support.service import (
     request,
     until,
 )
+from tests.support.service import SYNCED as SYNCED_NOTE
 from tests.support.store_samples import at, item
 
 LIVE_TTL = timedelta(milliseconds=150)
@@ -461,3 +462,56 @@ async def test_memory_cache_keeps_its_byte_budget_evicting_the_least_recently_us
 def test_memory_cache_budget_is_32_mib_by_default() -> None:
     """Unless configured, a process keeps at most 32 MiB of digests in memory."""
     assert Settings().digest_cache_bytes == DEFAULT_MEMO_BYTES == 32 * 1024 * 1024
+
+
+class _CountedSync:
+    """A sync that counts the calls it passes on to ``sync``."""
+
+    def __init__(self, sync: Sync) -> None:
+        self.sync = sync
+        self.calls = 0
+
+    async def ensure(self, repo: str, window: Window) -> SyncResult:
+        self.calls += 1
+        return await self.sync.ensure(repo, window)
+
+
+async def test_a_build_syncs_once_and_a_cache_hit_once(env: Env) -> None:
+    """A cold digest calls the sync gate once (the build goes on from the service's sync, and
+    says what it said); a warm hit calls it once more and builds nothing."""
+    counted = _CountedSync(SyncGate(CountingSync(env.clock), env.state, env.clock))
+    writers = {"template": TemplateWriter()}
+    builder = DigestBuilder(store=env.store, sync=counted, writers=writers, clock=env.clock)
+    service = DigestService(builder, env.state, env.clock, store=env.store, sync=counted)
+    cold: Digest = await service.get_digest(request())
+    assert (counted.calls, builder.builds) == (1, 1)
+    assert cold.synced_at == env.clock() and cold.notes[0] == SYNCED_NOTE.text("zh")
+    assert await service.get_digest(request()) == cold
+    assert (counted.calls, builder.builds) == (2, 1)
+
+
+async def test_mirror_outage_fallback_builds_over_its_own_sync(server: RedisServer) -> None:
+    """With the Redis mirror down, the fallback syncs its local mirror once and builds over
+    what that sync said."""
+    local = SQLiteStore(":memory:")
+    local_state = SQLiteState(":memory:", clock=Clock(START))
+    clock = Clock(START)
+    writers = {"template": TemplateWriter()}
+    try:
+        async with connect(server.url) as client:
+            state = RedisState(client, retry_after=0.05)
+            shared = RedisStore(client, retry_after=0.05)
+            shared_sync = _CountedSync(SyncGate(CountingSync(clock), state, clock))
+            local_sync = _CountedSync(SyncGate(CountingSync(clock), local_state, clock))
+            primary = DigestBuilder(store=shared, sync=shared_sync, writers=writers, clock=clock)
+            fallback = DigestBuilder(store=local, sync=local_sync, writers=writers, clock=clock)
+            service = DigestService(
+                primary, state, clock, store=shared, sync=shared_sync, fallback=fallback
+            )
+            digest = await service.get_digest(request())
+    finally:
+        await local_state.close()
+        await local.close()
+    assert (primary.builds, fallback.builds) == (0, 1)
+    assert (shared_sync.calls, local_sync.calls) == (1, 1)
+    assert digest.notes[0] == SYNCED_NOTE.text("zh")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from digest.builder import DigestRequest
 from digest.i18n import Note
-from digest.mirror.store import Completion
+from digest.mirror.store import Completion, SyncResult
 from digest.models import Counts, Digest, ItemRef, Paragraph, Section, Text, Window
 
 T0 = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
@@ -50,7 +50,7 @@ class CountingBuilder:
         self.before = before
         self.fail = fail
 
-    async def build(self, request: DigestRequest) -> Digest:
+    async def build(self, request: DigestRequest, synced: SyncResult | None = None) -> Digest:
         self.builds += 1
         if self.before is not None:
             await self.before()

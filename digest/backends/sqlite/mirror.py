@@ -419,12 +419,3 @@ class SQLiteStore(ItemWindows):
     async def close(self) -> None:
         """Close the connection and stop the worker thread; later calls raise."""
         await self._db.close()
-
-    # -- diagnostics ----------------------------------------------------------------------
-
-    async def query_plan(self, query: str) -> list[str]:
-        """The ``EXPLAIN QUERY PLAN`` lines of one of :data:`WINDOW_QUERIES`."""
-        sql = "EXPLAIN QUERY PLAN " + WINDOW_QUERIES[query]
-        return await self._run(
-            lambda conn: [str(r["detail"]) for r in conn.execute(sql, ("r", 0, 1))]
-        )

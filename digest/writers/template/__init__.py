@@ -22,13 +22,6 @@ class TemplateWriter:
 
     name = NAME
 
-    def section(self, section_id: str, analysis: Analysis, lang: Lang) -> Section:
-        """One section of the report."""
-        from digest.writers.template.context import context
-        from digest.writers.template.report import write_section
-
-        return write_section(section_id, context(analysis, lang))
-
     def sections(self, analysis: Analysis, lang: Lang) -> tuple[Section, ...]:
         """Every section, in report order."""
         from digest.writers.template.context import context

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.discord.markdown import ZWSP, escape, link, render_spans, safe_url
+from bot.discord.markdown import ZWSP, escape, link, safe_url
 from digest.models import ItemRef, Text, UserRef
+from tests.support.discord_markdown import render_spans
 
 URL = "https://github.com/vllm-project/vllm/pull/123"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.discord.markdown import render_spans
 from bot.discord.pack import pack, units, wrap
 from digest.models import BulletList, ItemRef, Paragraph, Subheading, Text, UserRef
+from tests.support.discord_markdown import render_spans
 
 
 def _item(n: int) -> tuple[ItemRef | Text | UserRef, ...]:

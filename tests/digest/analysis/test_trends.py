@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from digest.analysis.trends import VOCABULARY, mentions, trends
 from tests.support.analysis_sample import make_item, sample_analysis
+from tests.support.trends import found_in
 
 
 def test_a_term_needs_two_items() -> None:
@@ -120,7 +121,7 @@ def test_mentions_are_what_each_term_finds_on_its_own(title: str, body: str) -> 
     """One scan per text finds exactly the terms each term's needles and pattern find alone."""
     item = make_item(1, title, body=body)
     text = f"{title}\n{body}"
-    alone = tuple(t for t in VOCABULARY if t.found_in(text, text.lower()))
+    alone = tuple(t for t in VOCABULARY if found_in(t, text))
     assert mentions(item) == alone
 
 

@@ -9,12 +9,7 @@ from datetime import UTC, datetime, timedelta
 from bot.commands.grammar import command_line
 from digest.ask import Asker
 from digest.models import Answer, BulletList, ItemRef, Paragraph, Subheading, Text, UserRef, Window
-from digest.render.answer import (
-    answer_to_dict,
-    escape,
-    render_answer_json,
-    render_answer_markdown,
-)
+from digest.render.answer import answer_to_dict, render_answer_json, render_answer_markdown
 
 END = datetime(2026, 2, 1, 3, 44, tzinfo=UTC)
 WINDOW = Window(END - timedelta(days=7), END, "Asia/Shanghai", "7d", ends_now=True)
@@ -67,12 +62,6 @@ def test_untrusted_text_cannot_format_link_or_mention() -> None:
     assert not re.search(r"(?<!\\)@(?:here|everyone|channel)", text)
     assert not re.search(r"(?<!\\)\]\(javascript", text)
     assert "\\@channel" in text
-
-
-def test_escape_keeps_plain_words_readable() -> None:
-    """Ordinary words, dashes and tildes pass through; spacing is kept at the edges."""
-    assert escape(" 2 merged PRs — ok ~ fine ") == " 2 merged PRs — ok ~ fine "
-    assert escape("a_b*c") == "a\\_b\\*c"
 
 
 def test_model_written_answers_are_credited_and_notes_shown() -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from digest.models import (
     BulletList,
@@ -18,10 +22,27 @@ from digest.models import (
     Usage,
     UserRef,
 )
-from digest.render.markdown import escape, inline, render_blocks, render_markdown
+from digest.render.markdown import escape, inline, line, render_blocks, render_markdown
 from tests.support.analysis_sample import build_digest, sample_analysis
 
 GOLDEN = Path(__file__).parent / "golden"
+COMMONMARK = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # GitHub's, bar autolinks
+SYNTAX = st.sampled_from("aZ9 \n\t\x00_*~`\\|-+=#>.):@＠[]()!<&;") | st.sampled_from(
+    ["123456789.", "1234567890)", "&amp;", "&#64;", "&#x40;", "<b>", "<https://e.x>", "@ann"]
+)  # Markdown's syntax, so that hostile text is made of it
+HOSTILE = st.text(max_size=60) | st.lists(SYNTAX, max_size=24).map("".join)
+
+
+def _read_back(markdown: str) -> list[tuple[str, str]]:
+    """What a Markdown parser makes of ``markdown``: its (token, content) pairs, inline ones
+    flattened into the paragraph that holds them."""
+    found: list[tuple[str, str]] = []
+    for token in COMMONMARK.parse(markdown):
+        children = token.children or []
+        found.extend((child.type, child.content) for child in children)
+        if not children:
+            found.append((token.type, token.content))
+    return found
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -81,11 +102,67 @@ def test_line_starts_are_guarded() -> None:
     assert render_blocks((BulletList(((Text("- x"),),)),)) == r"- \- x"
 
 
+@given(text=HOSTILE)
+@example(text="123456789. ~~gone~~ _it_ &amp; <b>x</b> | a\n- b")
+def test_escaped_text_reads_back_as_itself(text: str) -> None:
+    """Whatever GitHub text holds, a Markdown parser reads one paragraph of that very text."""
+    flat = " ".join(text.replace("\x00", " ").split())
+    found = _read_back(line((Text(flat),)))
+    if not flat:
+        assert found == []
+        return
+    assert found == [("paragraph_open", ""), ("text", flat), ("paragraph_close", "")]
+
+
+@given(text=HOSTILE)
+def test_escaped_text_mentions_nobody(text: str) -> None:
+    """No ``@`` of GitHub text is left where GitHub would read a mention."""
+    assert not re.search(r"(?<!\\)@[\w!]", escape(text).replace("\\\\", ""))
+
+
+@given(title=HOSTILE, url=st.sampled_from(["https://github.com/o/r/pull/1", "javascript:x()"]))
+def test_links_come_only_from_references(title: str, url: str) -> None:
+    """An item's title never adds a link: one link to an http(s) URL, none to anything else."""
+    links = [t for t, _ in _read_back(line((ItemRef(1, url, title),))) if t == "link_open"]
+    assert len(links) == (1 if url.startswith("https:") else 0)
+
+
 def test_readable_escaping() -> None:
     """Snake_case words and plain punctuation stay readable."""
     assert escape("get_supported_kernel_block_sizes (v0.15.0) & more") == (
         "get_supported_kernel_block_sizes (v0.15.0) & more"
     )
+
+
+def test_escape_keeps_plain_words_readable() -> None:
+    """Ordinary words, dashes and tildes pass through; spacing is kept at the edges."""
+    assert escape(" 2 merged PRs — ok ~ fine ") == " 2 merged PRs — ok ~ fine "
+    assert escape("a_b*c") == "a_b\\*c"
+    assert escape("_a_ __init__") == r"\_a\_ \_\_init\_\_"
+
+
+def test_mentions_are_neutralised() -> None:
+    """An ``@login`` in GitHub text pings nobody (``＠`` mentions no one); a link keeps its @."""
+    spans = (
+        Text("thanks @octocat, ＠everyone and @!channel; mail a@b.io"),
+        UserRef("x", "https://github.com/x"),
+    )
+    assert render_blocks((Paragraph(spans),)) == (
+        r"thanks \@octocat, ＠everyone and \@!channel; mail a\@b.io[@x](https://github.com/x)"
+    )
+
+
+def test_tables_entities_and_strikethrough_stay_text() -> None:
+    """Pipes, entities and tildes next to text are escaped; a tilde between spaces is not."""
+    assert escape("a | b &amp; &#64;x ~~gone~~ ~y~ ~ z") == (
+        r"a \| b \&amp; \&#64;x \~\~gone\~\~ \~y\~ ~ z"
+    )
+
+
+def test_code_spans_outlast_their_backticks() -> None:
+    """A code span's fence is longer than any run of backticks inside it; blank code is nothing."""
+    assert render_blocks((Paragraph((Text("a``b", "code"),)),)) == "``` a``b ```"
+    assert render_blocks((Paragraph((Text("x", "code"), Text(" \x00 ", "code"))),)) == "`x`"
 
 
 def test_subheading_and_styles() -> None:
@@ -114,4 +191,4 @@ def test_footer_provenance() -> None:
     assert "Written by: template, llm:m" in tail
     assert "Data synced: 2026-02-01 11:49 (UTC+8)" in tail
     assert "Tokens: 123" in tail
-    assert r"- trends unavailable: \<timeout>" in tail
+    assert r"- trends unavailable: \<timeout\>" in tail

@@ -13,13 +13,13 @@ from digest.schedule.subscription import (
     Subscription,
     claim_key,
     due_runs,
-    last_run,
     next_run,
     run_on,
     run_window,
     runs_between,
 )
 from digest.windows import parse_window
+from tests.support.schedule import last_run
 
 
 def sub(time: str = "09:00", tz: str = "Europe/Berlin", **kw: object) -> Subscription:

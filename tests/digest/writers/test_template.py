@@ -39,6 +39,7 @@ from tests.support.analysis_sample import (
 )
 from tests.support.ranking_day import ranking_analysis, ranking_day
 from tests.support.synthetic import DEFAULT_NOW, generate
+from tests.support.template_sections import template_section
 
 ORDER = ["summary", "topic:rocm", "hot", "trends", "key_changes", "activity", "watch", "appendix"]
 LANGS = ("zh", "en")
@@ -140,16 +141,16 @@ def test_no_section_is_blank_on_an_empty_window(lang: str) -> None:
 def test_empty_window_sentences() -> None:
     """The empty hot section says so in a sentence, in both languages."""
     a = _empty_analysis()
-    assert _text(TemplateWriter().section("hot", a, "en")) == (
+    assert _text(template_section("hot", a, "en")) == (
         "No discussion drew two or more human comments in this window."
     )
-    assert "热烈讨论" in _text(TemplateWriter().section("hot", a, "zh"))
+    assert "热烈讨论" in _text(template_section("hot", a, "zh"))
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_hot_discussion_names_who_said_what(lang: str) -> None:
     """The hot section names each participant with a quote and the point of contention."""
-    section = TemplateWriter().section("hot", sample_analysis(), lang)
+    section = template_section("hot", sample_analysis(), lang)
     logins = [s.login for s in iter_spans(section.blocks) if isinstance(s, UserRef)]
     assert {"xyang16", "mgoin"} <= set(logins)
     text = _text(section)
@@ -167,7 +168,7 @@ def test_hot_discussion_excludes_bots_from_participants() -> None:
         make_comment(3, 1, "carol", "I don't think we should rewrite it before the release."),
     )
     analysis = analyze(window_data((item,), comments), (rocm(),))
-    section = TemplateWriter().section("hot", analysis, "en")
+    section = template_section("hot", analysis, "en")
     logins = {s.login for s in iter_spans(section.blocks) if isinstance(s, UserRef)}
     assert logins == {"bob", "carol"}
     assert "Point of contention" in _text(section)
@@ -176,7 +177,7 @@ def test_hot_discussion_excludes_bots_from_participants() -> None:
 @pytest.mark.parametrize(("lang", "close"), [("zh", "小结："), ("en", "Takeaway:")])
 def test_topic_section_groups_and_takeaway(lang: str, close: str) -> None:
     """The topic section groups its items, explains each and closes with a takeaway."""
-    section = TemplateWriter().section("topic:rocm", sample_analysis(), lang)
+    section = template_section("topic:rocm", sample_analysis(), lang)
     subheadings = [b.text for b in section.blocks if isinstance(b, Subheading)]
     assert len(subheadings) == 3
     assert set(section.cites) == {32492, 33463, 33478, 33492}
@@ -196,7 +197,7 @@ def test_topic_section_groups_and_takeaway(lang: str, close: str) -> None:
 def test_appendix_has_all_five_full_lists(analysis: Callable[[], Analysis]) -> None:
     """The appendix lists every counted item with its title and author."""
     a = analysis()
-    section = TemplateWriter().section("appendix", a, "zh")
+    section = template_section("appendix", a, "zh")
     lists = [b for b in section.blocks if isinstance(b, BulletList | Paragraph)]
     assert len(lists) == 5
     for (_, items), block in zip(a.lists.pairs(), lists, strict=True):
@@ -210,14 +211,14 @@ def test_appendix_has_all_five_full_lists(analysis: Callable[[], Analysis]) -> N
 
 
 def test_section_fallback_matches_write() -> None:
-    """section() gives the same section as the full write, and rejects unknown ids."""
+    """A section written alone is the same as in the full write; unknown ids are rejected."""
     a = sample_analysis()
     writer = TemplateWriter()
-    assert writer.section("trends", a, "en") == writer.sections(a, "en")[3]
+    assert template_section("trends", a, "en") == writer.sections(a, "en")[3]
     with pytest.raises(ValueError):
-        writer.section("topic:nope", a, "en")
+        template_section("topic:nope", a, "en")
     with pytest.raises(ValueError):
-        writer.section("nonsense", a, "en")
+        template_section("nonsense", a, "en")
 
 
 def test_deterministic() -> None:
@@ -228,7 +229,7 @@ def test_deterministic() -> None:
 
 def test_summary_mentions_volume_and_focus() -> None:
     """The summary gives the day's volume, its themes, the ROCm count and the top items."""
-    text = _text(TemplateWriter().section("summary", sample_analysis(), "zh"))
+    text = _text(template_section("summary", sample_analysis(), "zh"))
     assert text.startswith("本时段（24 小时）新增 3 个 Issue、关闭 2 个；新开 4 个 PR，合并 2 个。")
     assert "ROCm（4 条）" in text
     assert "#32492" in text and "#33490" in text
@@ -238,7 +239,7 @@ def test_long_topic_groups_are_capped() -> None:
     """A group of more than twelve items shows twelve and says how many more there are."""
     items = tuple(make_item(n, f"[ROCm] Tune kernel {n}", pr=True) for n in range(1, 16))
     analysis = analyze(window_data(items), (rocm(),))
-    section = TemplateWriter().section("topic:rocm", analysis, "en")
+    section = template_section("topic:rocm", analysis, "en")
     bullets = [b for b in section.blocks if isinstance(b, BulletList)]
     assert len(bullets[0].items) == 13
     assert _text(section).count("… and 3 more") == 1
@@ -253,12 +254,12 @@ def test_explanation_does_not_repeat_the_title() -> None:
     """A description that only repeats the title gives way to what the item does."""
     item = make_item(1, "[ROCm] Enable fused MoE", pr=True, body="Enable fused MoE.")
     analysis = analyze(window_data((item,)), (rocm(),))
-    (entry,) = _entries(TemplateWriter().section("topic:rocm", analysis, "en"))
+    (entry,) = _entries(template_section("topic:rocm", analysis, "en"))
     assert entry == (
         "#1 [ROCm] Enable fused MoE (open, by @alice): Faster or leaner serving; "
         "touches MoE and ROCm."
     )
-    (entry,) = _entries(TemplateWriter().section("topic:rocm", analysis, "zh"))
+    (entry,) = _entries(template_section("topic:rocm", analysis, "zh"))
     assert entry.endswith("（待合并，@alice）：性能优化，涉及 MoE、ROCm")
 
 
@@ -270,7 +271,7 @@ def test_explanations_are_not_repeated() -> None:
         make_item(2, "[ROCm] Fix a crash in the sampler", body=body, labels=("bug",)),
     )
     analysis = analyze(window_data(items), (rocm(),))
-    entries = _entries(TemplateWriter().section("topic:rocm", analysis, "en"))
+    entries = _entries(template_section("topic:rocm", analysis, "en"))
     assert entries[0].endswith(f": {body}")
     assert entries[1].endswith(": Reports a bug or stability problem; touches ROCm.")
 
@@ -282,7 +283,7 @@ def test_key_change_explains_past_a_sentence_that_repeats_the_title() -> None:
         1, "[Kernel] Enable fused MoE", pr=True, body=body, merged=WINDOW.start + timedelta(hours=2)
     )
     analysis = analyze(window_data((merged,)), (rocm(),))
-    (entry,) = _entries(TemplateWriter().section("key_changes", analysis, "en"))
+    (entry,) = _entries(template_section("key_changes", analysis, "en"))
     assert entry == (
         "#1 [Kernel] Enable fused MoE by @alice: The old path copied the expert weights twice. "
         "Impact: faster or leaner serving; touches MoE."
@@ -306,7 +307,7 @@ def test_key_change_explains_past_a_sentence_that_repeats_the_title() -> None:
 )
 def test_takeaway_names_only_the_states_that_occur(lang: str, takeaway: str) -> None:
     """The takeaway counts merged, closed and open items, leaving out the ones at zero."""
-    section = TemplateWriter().section("topic:rocm", sample_analysis(), lang)
+    section = template_section("topic:rocm", sample_analysis(), lang)
     last = section.blocks[-1]
     assert isinstance(last, Paragraph)
     assert _text(Section("x", "x", (last,))).startswith(takeaway)
@@ -318,11 +319,11 @@ def test_one_item_sentences_read_in_the_singular() -> None:
         5, "[ROCm] Fix MI300X hang", pr=True, merged=WINDOW.start + timedelta(hours=3)
     )
     analysis = analyze(window_data((merged,)), (rocm(),))
-    zh = _text(TemplateWriter().section("topic:rocm", analysis, "zh"))
+    zh = _text(template_section("topic:rocm", analysis, "zh"))
     assert "其中 Bug 修复与稳定性 1 条；1 个 PR 已合并。" in zh
-    en = _text(TemplateWriter().section("activity", analysis, "en"))
+    en = _text(template_section("activity", analysis, "en"))
     assert "The one PR opened in this window is already merged or closed." in en
-    summary = _text(TemplateWriter().section("summary", analysis, "zh"))
+    summary = _text(template_section("summary", analysis, "zh"))
     assert "重点合并是 #5" in summary and "未合并即关闭" not in summary
 
 
@@ -338,7 +339,7 @@ def test_chinese_descriptions_and_comments_are_quoted() -> None:
         make_comment(2, 7, "wang", "我不同意默认关闭 AITER，这会让所有用户的性能下降。"),
     )
     analysis = analyze(window_data((item,), comments), (rocm(),))
-    text = _text(TemplateWriter().section("hot", analysis, "zh"))
+    text = _text(template_section("hot", analysis, "zh"))
     assert "核心问题：在 MI300X 上运行 Qwen3.5 时，服务在几百个请求后崩溃。" in text
     assert "@li（1 条评论）：“我在 MI325X 上也能复现这个问题" in text
     assert "争议焦点：@wang 提出不同意见——“我不同意默认关闭 AITER" in text
@@ -350,7 +351,7 @@ def test_takeaway_of_closed_items_ends_with_its_sentence() -> None:
         3, "[ROCm] Try another kernel", pr=True, closed=WINDOW.start + timedelta(hours=2)
     )
     analysis = analyze(window_data((closed,)), (rocm(),))
-    last = TemplateWriter().section("topic:rocm", analysis, "en").blocks[-1]
+    last = template_section("topic:rocm", analysis, "en").blocks[-1]
     assert isinstance(last, Paragraph)
     assert _text(Section("x", "x", (last,))).endswith("; 1 closed.")
 
@@ -370,9 +371,8 @@ def test_substantive_changes_and_regressions_lead_on_a_ranking_day(lang: str) ->
     """On a day of template-only tweaks, the substantive merges and regressions come first."""
     day = ranking_day()
     analysis = ranking_analysis(day)
-    writer = TemplateWriter()
-    changes = _entry_leads(writer.section("key_changes", analysis, lang))
-    watch = _entry_leads(writer.section("watch", analysis, lang))
+    changes = _entry_leads(template_section("key_changes", analysis, lang))
+    watch = _entry_leads(template_section("watch", analysis, lang))
     assert set(changes[: len(day.substantive_merged)]) == day.substantive_merged
     assert set(watch[: len(day.substantive_open)]) == day.substantive_open
 
@@ -394,9 +394,8 @@ def test_linked_fixes_are_shown_where_items_appear(lang: str, fixed: str, fixes:
     )
     talk = tuple(make_comment(n, 1, who) for n, who in enumerate(("ann", "bob", "cat")))
     analysis = analyze(window_data((bug, proposal, merged), talk), ())
-    writer = TemplateWriter()
-    hot = writer.section("hot", analysis, lang)
-    changes = writer.section("key_changes", analysis, lang)
+    hot = template_section("hot", analysis, lang)
+    changes = template_section("key_changes", analysis, lang)
     hot_text = "".join(s.text if isinstance(s, Text) else "" for s in iter_spans(hot.blocks))
     assert 3 in hot.cites and fixed in hot_text
     change_text = "".join(s.text if isinstance(s, Text) else "" for s in iter_spans(changes.blocks))

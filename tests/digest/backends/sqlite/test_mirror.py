@@ -10,6 +10,7 @@ import pytest
 
 from digest.backends.sqlite.mirror import SCHEMA_VERSION, WINDOW_QUERIES, SQLiteStore
 from digest.mirror.store import SyncState
+from tests.support.query_plan import query_plan
 from tests.support.store_samples import REPO, T0, at, comment, item, review_comment
 
 INDEX_OF = {
@@ -29,7 +30,7 @@ async def test_window_queries_use_their_index(query: str, tmp_path: Path) -> Non
     await store.upsert_items([item(n, created_at=at(n)) for n in range(50)])
     await store.upsert_comments([comment(n, created_at=at(n)) for n in range(50)])
     await store.upsert_comments([review_comment(n, created_at=at(n)) for n in range(50)])
-    plan = " | ".join(await store.query_plan(query))
+    plan = " | ".join(query_plan(tmp_path / "m.db", WINDOW_QUERIES[query], ("r", 0, 1)))
     await store.close()
     assert f"USING INDEX {INDEX_OF[query]}" in plan, plan
     assert "SCAN" not in plan and "TEMP B-TREE" not in plan, plan

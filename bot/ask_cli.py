@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.commands.grammar import AskCommand, Options, UsageError, parse
 from bot.commands.runner import ReportCore
-from digest.models import Pointer
+from digest.models import Lang, Pointer
 from digest.render.answer import render_answer_json, render_answer_markdown
 from digest.windows import spec_of
 
@@ -14,7 +14,7 @@ async def run_ask(
     question: str,
     *,
     repo: str | None = None,
-    lang: str | None = None,
+    lang: Lang | None = None,
     fmt: str = "md",
 ) -> str:
     """The answer to ``question`` as Markdown (``fmt="md"``) or JSON (``fmt="json"``).

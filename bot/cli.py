@@ -19,6 +19,7 @@ from digest.errors import (
     RateLimited,
     SourceUnavailable,
 )
+from digest.models import Lang
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -109,9 +110,27 @@ def _digest_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _LangAction(argparse.Action):
+    """Keeps ``--lang`` as a :class:`Lang` (argparse has refused anything but its choices)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, Lang(str(values)))
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (default from the config)")
-    parser.add_argument("--lang", choices=("zh", "en"), help="language of the report (default: en)")
+    parser.add_argument(
+        "--lang",
+        choices=[lang.value for lang in Lang],
+        action=_LangAction,
+        help="language of the report (default: en)",
+    )
     parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 

@@ -23,7 +23,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import BadWindow, ConfigError
 from digest.github.names import valid_repo
-from digest.models import Topic
+from digest.models import Lang, Topic
 from digest.windows import parse_day_start, zone
 
 log = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ class SubscriptionConfig(BaseModel):
     repo: str | None = None
     time: str | None = None
     timezone: str | None = None
-    lang: Literal["zh", "en"] = "en"
+    lang: Lang = Lang.EN
     topics: list[str] | None = None
     writer: Literal["template", "llm", "auto"] = "auto"
     schedule: Literal["daily", "weekdays", "weekly"] = "daily"
@@ -188,7 +188,7 @@ class AppConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     default_repo: str = "vllm-project/vllm"
-    default_lang: Literal["zh", "en"] = "en"  # when no option, channel, workspace or locale says
+    default_lang: Lang = Lang.EN  # when no option, channel, workspace or locale says
     default_topics: list[str] = ["rocm"]
     repos: dict[str, RepoConfig] = {}
     topics: dict[str, TopicConfig] = {}

@@ -11,7 +11,7 @@ from digest.analysis.types import HISTORY_WINDOWS, WindowData
 from digest.errors import ConfigError
 from digest.i18n import t
 from digest.mirror.store import Completion, Store, Sync, SyncResult
-from digest.models import Comment, Digest, Item, Topic, Window
+from digest.models import Comment, Digest, Item, Lang, Topic, Window
 from digest.writers.base import Writer
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ class DigestRequest:
 
     repo: str
     window: Window
-    lang: str
+    lang: Lang
     writer: str
     topics: tuple[Topic, ...]
     display_name: str = ""
@@ -100,7 +100,7 @@ async def _load(
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
 
 
-def completion_note(completion: Completion, lang: str) -> str:
+def completion_note(completion: Completion, lang: Lang) -> str:
     """When a digest the rate limit left incomplete can be complete, in ``lang``."""
     when = completion.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return t("note.completes", lang, when=when, n=completion.requests, rate=completion.per_hour)

@@ -31,6 +31,7 @@ from digest.models import (
     ItemKind,
     ItemRef,
     ItemState,
+    Lang,
     Paragraph,
     Pointer,
     Section,
@@ -228,7 +229,7 @@ def decode_digest(text: str | bytes) -> Digest:
                 label=w["label"],
                 ends_now=w["ends_now"],
             ),
-            lang=data["lang"],
+            lang=Lang(data["lang"]),
             counts=Counts(**data["counts"]),
             sections=tuple(
                 Section(

@@ -9,6 +9,21 @@ from enum import StrEnum
 SCHEMA_VERSION = 1
 
 
+class Lang(StrEnum):
+    """The language of a report or an answer. A string in JSON, the cache and the codec."""
+
+    ZH = "zh"
+    EN = "en"
+
+    @classmethod
+    def parse(cls, text: str | None) -> Lang | None:
+        """The language ``text`` names, in any case (``zh``, ``EN``); None for anything else."""
+        try:
+            return cls(text.lower()) if text else None
+        except ValueError:
+            return None
+
+
 class ItemKind(StrEnum):
     """An issue or a pull request."""
 
@@ -263,7 +278,7 @@ class Digest:
 
     repo: str
     window: Window
-    lang: str
+    lang: Lang
     counts: Counts
     sections: tuple[Section, ...]
     generated_at: datetime
@@ -306,7 +321,7 @@ class Answer:
     repo: str
     question: str
     window: Window
-    lang: str
+    lang: Lang
     blocks: tuple[Block, ...]
     repo_url: str
     topic: str | None = None

@@ -7,8 +7,8 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from digest.analysis.text import shorten
-from digest.i18n import PLACEHOLDER, phrase
-from digest.models import Inline, Item, ItemRef, Pointer, Text, UserRef
+from digest.i18n import PLACEHOLDER, phrase, spaced
+from digest.models import Inline, Item, ItemRef, Lang, Pointer, Text, UserRef
 
 Part = str | int | Inline | Sequence[Inline]
 Spans = tuple[Inline, ...]
@@ -98,12 +98,12 @@ def compose(template: str, /, **parts: Part) -> Spans:
     return tuple(out)
 
 
-def say(key: str, lang: str, plural: int | None = None, /, **parts: Part) -> Spans:
+def say(key: str, lang: Lang, plural: int | None = None, /, **parts: Part) -> Spans:
     """``compose`` of the phrase ``key`` in ``lang`` (``plural``: see ``i18n.phrase``)."""
     return compose(phrase(key, lang, plural), **parts)
 
 
-def join(groups: Sequence[Sequence[Inline]], lang: str, last: bool = True) -> Spans:
+def join(groups: Sequence[Sequence[Inline]], lang: Lang, last: bool = True) -> Spans:
     """Span groups joined like words: ``a、b`` / ``a, b and c`` (``last=False``: commas only)."""
     sep = phrase("common.sep", lang)
     final = phrase("common.and", lang) if last else sep
@@ -115,13 +115,13 @@ def join(groups: Sequence[Sequence[Inline]], lang: str, last: bool = True) -> Sp
     return tidy(out)
 
 
-def quoted(text: str, lang: str) -> Spans:
+def quoted(text: str, lang: Lang) -> Spans:
     """``“text”`` as one span."""
     return compose(phrase("common.quote", lang), text=text)
 
 
-def append_sentence(out: list[Inline], spans: Spans, lang: str) -> None:
+def append_sentence(out: list[Inline], spans: Spans, lang: Lang) -> None:
     """Add a sentence to a paragraph: English sentences are separated by a space."""
-    if out and lang == "en":
+    if out and spaced(lang):
         out.append(Text(" "))
     out.extend(spans)

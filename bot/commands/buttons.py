@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from bot.commands import messages
-from bot.commands.grammar import LANGS, DigestCommand, Options, UsageError, digest_command
+from bot.commands.grammar import DigestCommand, Options, UsageError, digest_command
 from config.settings import AppConfig
+from digest import i18n
 from digest.errors import BadWindow
 from digest.github.names import valid_repo
-from digest.models import Digest
+from digest.models import Digest, Lang
 from digest.windows import parse_window, zone
 
 PREFIX = "vr1"
@@ -58,7 +59,7 @@ class ButtonSigner:
     def _mac(self, body: str) -> str:
         return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()[:_SIG]
 
-    def sign(self, spec: str, lang: str, repo: str) -> str | None:
+    def sign(self, spec: str, lang: Lang, repo: str) -> str | None:
         """The value of a button asking for ``spec`` in ``lang`` of ``repo``; None if too long."""
         body = f"{PREFIX}|{spec}|{lang}|{repo}"
         value = f"{body}|{self._mac(body)}"
@@ -72,8 +73,9 @@ class ButtonSigner:
         body, mac = "|".join(parts[:4]), parts[4]
         if not hmac.compare_digest(self._mac(body), mac):
             raise ButtonRefused(messages.BUTTON_FORGED)
-        _, spec, lang, repo = parts[:4]
-        if lang not in LANGS or not valid_repo(repo):
+        _, spec, text, repo = parts[:4]
+        lang = Lang.parse(text)
+        if lang is None or not valid_repo(repo):
             raise ButtonRefused(messages.BUTTON_FORGED)
         return digest_command(spec, None, None, Options(repo=repo, lang=lang))
 
@@ -108,7 +110,7 @@ def digest_buttons(
     """The buttons of ``digest``'s parent: previous and next day (next disabled while it is in
     the future), the other language, and the web page when the site has one."""
     words = messages.button_words(digest.lang)
-    other = "en" if digest.lang == "zh" else "zh"
+    other = i18n.other(digest.lang)
     found: list[Button] = []
     day = _anchor(digest)
     if day is not None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Literal
 
-from bot.commands.grammar import LANGS, AskCommand, DigestCommand, Options
+from bot.commands.grammar import AskCommand, DigestCommand, Options
+from digest.models import Lang
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,7 @@ _KEEP = timedelta(days=3650)  # defaults outlive any deployment
 class Defaults:
     """The defaults of one channel or workspace; ``None`` means "not set here"."""
 
-    lang: str | None = None
+    lang: Lang | None = None
     timezone: str | None = None
     repo: str | None = None
     topics: tuple[str, ...] | None = None
@@ -59,7 +60,7 @@ class Defaults:
         topics = doc.get("topics")
         lang = doc.get("lang")
         return cls(
-            lang=lang if lang in LANGS else None,
+            lang=Lang.parse(lang) if isinstance(lang, str) else None,
             timezone=str(doc["timezone"]) if doc.get("timezone") else None,
             repo=str(doc["repo"]) if doc.get("repo") else None,
             topics=tuple(str(t) for t in topics) if isinstance(topics, list) else None,
@@ -121,12 +122,11 @@ class Caller:
     fallback_locale: str | None = None  # Discord's guild_locale
 
 
-def locale_lang(locale: str | None) -> str | None:
+def locale_lang(locale: str | None) -> Lang | None:
     """The report language of a platform locale: ``zh-CN``, ``zh-TW``, ``zh_CN`` read Chinese."""
     if not locale:
         return None
-    base = locale.replace("_", "-").split("-", 1)[0].lower()
-    return base if base in LANGS else None
+    return Lang.parse(locale.replace("_", "-").split("-", 1)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,7 @@ class Resolved:
 class Resolver:
     """Fills a command's unset options from the channel, the workspace and the caller."""
 
-    def __init__(self, store: DefaultsStore | None, platform: str, default_lang: str) -> None:
+    def __init__(self, store: DefaultsStore | None, platform: str, default_lang: Lang) -> None:
         self.store = store
         self._platform = platform
         self._default_lang = default_lang

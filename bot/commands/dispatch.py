@@ -36,7 +36,7 @@ from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.github.names import valid_repo
-from digest.models import Answer, Digest
+from digest.models import Answer, Digest, Lang
 from digest.schedule.subscription import Subscription, next_run
 from digest.windows import format_moment, zone
 
@@ -53,7 +53,7 @@ class Core(Protocol):
     """The part of ``bot.commands.runner.ReportCore`` the chat front ends use."""
 
     config: AppConfig
-    default_lang: str
+    default_lang: Lang
     clock: Callable[[], datetime]
     site_url: str | None  # the report website, where chat links long lists in full
 
@@ -188,7 +188,7 @@ class SubscriptionCommands:
         config: AppConfig,
         *,
         platform: Platform,
-        default_lang: str = "en",
+        default_lang: Lang = Lang.EN,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         resolver: Resolver | None = None,
     ) -> None:
@@ -260,7 +260,7 @@ class SubscriptionCommands:
             repo=command.options.repo or found.repo,
             time=command.time,
             timezone=command.timezone or found.timezone,
-            lang=command.options.lang or found.lang or "en",  # the resolver always sets it
+            lang=command.options.lang or found.lang or Lang.EN,  # the resolver always sets it
             topics=topics or None,
             writer=command.writer,
             cadence=command.cadence,

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 from digest.errors import BadWindow
 from digest.github.names import valid_repo
-from digest.models import Pointer
+from digest.models import Lang, Pointer
 from digest.windows import is_window_spec, parse_day_start, spec_of, unknown_window
 
 _OPTION = re.compile(r"^(?:--)?([a-z]+)[:=](.*)$", re.I)
 _TOPIC = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _ZONE = re.compile(r"^[A-Za-z_]+(?:/[A-Za-z0-9_+-]+){0,2}$")
-LANGS = ("zh", "en")
 WRITERS = ("template", "llm")
 MAX_QUESTION = 500
 
@@ -35,7 +34,7 @@ class UsageError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Options:
     repo: str | None = None
-    lang: str | None = None
+    lang: Lang | None = None
     private: bool = False
 
 
@@ -312,11 +311,10 @@ def command_options(
     """The options every command takes, validated: ``repo:owner/name``, ``lang:zh|en``."""
     if repo is not None and not valid_repo(repo):
         raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
-    if lang is not None:
-        if lang.lower() not in LANGS:
-            raise UsageError(f"unknown language {lang!r} (use zh or en)")
-        lang = lang.lower()
-    return Options(repo, lang, private)
+    language = None if lang is None else Lang.parse(lang)
+    if lang is not None and language is None:
+        raise UsageError(f"unknown language {lang!r} (use zh or en)")
+    return Options(repo, language, private)
 
 
 def _writer(value: str | None) -> str | None:

@@ -17,7 +17,7 @@ from digest.errors import (
     SourceUnavailable,
     StateUnavailable,
 )
-from digest.models import Digest
+from digest.models import Digest, Lang
 from digest.windows import format_moment, format_window
 
 if TYPE_CHECKING:
@@ -95,12 +95,12 @@ STATE_UNAVAILABLE = (
     "unreachable. Digests and questions still work; please try again in a few minutes."
 )
 QUIET_DAY = {
-    "en": "Quiet day in {repo}: no new or closed issues or pull requests in {window}.",
-    "zh": "{repo} 今日无动态：{window} 内没有新建或关闭的 Issue 与 PR。",
+    Lang.EN: "Quiet day in {repo}: no new or closed issues or pull requests in {window}.",
+    Lang.ZH: "{repo} 今日无动态：{window} 内没有新建或关闭的 Issue 与 PR。",
 }
 LATE_POST = {
-    "en": "Posted late: this daily digest was due at {due}.",
-    "zh": "延迟发布：本期日报原定于 {due} 发布。",
+    Lang.EN: "Posted late: this daily digest was due at {due}.",
+    Lang.ZH: "延迟发布：本期日报原定于 {due} 发布。",
 }
 
 
@@ -177,7 +177,7 @@ def schedule_words(cadence: str, day: str, time: str) -> str:
     return f"daily at {time}"
 
 
-def subscribed(repo: str, schedule: str, timezone: str, lang: str, next_post: str) -> str:
+def subscribed(repo: str, schedule: str, timezone: str, lang: Lang, next_post: str) -> str:
     """The confirmation of ``subscribe``: what, when, and the next post in the channel's zone."""
     return (
         f"Subscribed: a {repo} digest in {lang}, {schedule} ({timezone}), in this channel. "
@@ -189,7 +189,7 @@ def unsubscribed(repo: str) -> str:
     return f"Unsubscribed: no more scheduled {repo} digests in this channel."
 
 
-def subscription_line(repo: str, schedule: str, timezone: str, lang: str) -> str:
+def subscription_line(repo: str, schedule: str, timezone: str, lang: Lang) -> str:
     """One line of ``subscriptions``."""
     return f"• {repo}: {schedule} ({timezone}) in {lang}"
 
@@ -202,14 +202,14 @@ def subscriptions_list(lines: Sequence[str]) -> str:
 SUBSCRIPTIONS_OFF = "Daily posts aren't enabled on this bot (it has no subscription store)."
 
 
-def quiet_day(repo: str, window: str, lang: str = "en") -> str:
+def quiet_day(repo: str, window: str, lang: Lang = Lang.EN) -> str:
     """The one-line daily post of a window with no activity, in the digest's language."""
-    return QUIET_DAY.get(lang, QUIET_DAY["en"]).format(repo=repo, window=window)
+    return QUIET_DAY[lang].format(repo=repo, window=window)
 
 
-def late_post(due: str, lang: str = "en") -> str:
+def late_post(due: str, lang: Lang = Lang.EN) -> str:
     """The note on a daily digest posted after its time (after downtime or retries)."""
-    return LATE_POST.get(lang, LATE_POST["en"]).format(due=due)
+    return LATE_POST[lang].format(due=due)
 
 
 def _late_note(digest: Digest) -> str:
@@ -236,20 +236,20 @@ def daily_post(digest: Digest, *, late: bool, quiet: bool) -> Digest | str:
 
 
 CUT_SHORT = {
-    "en": (
+    Lang.EN: (
         "The {repo} digest asked for here ({window}) was cut short by a restart after "
         "{parts} of its messages. Ask for it again to read the rest."
     ),
-    "zh": (
+    Lang.ZH: (
         "此处请求的 {repo} 报告（{window}）在发出 {parts} 条消息后因重启中断，"
         "请重新获取以查看其余内容。"
     ),
 }
 
 
-def cut_short(repo: str, window: str, parts: int, lang: str = "en") -> str:
+def cut_short(repo: str, window: str, parts: int, lang: Lang = Lang.EN) -> str:
     """The note in a command's thread that a replica left short and nobody can complete."""
-    return CUT_SHORT.get(lang, CUT_SHORT["en"]).format(repo=repo, window=window, parts=parts)
+    return CUT_SHORT[lang].format(repo=repo, window=window, parts=parts)
 
 
 SETTINGS_OFF = "Defaults can't be kept on this bot (it has no shared storage)."
@@ -324,9 +324,17 @@ BUTTON_STALE = (
     "type the command instead"
 )
 _BUTTON_WORDS = {
-    "en": {"prev": "◀ Previous day", "next": "Next day ▶", "lang": "中文", "web": "Web page"},
-    "zh": {"prev": "◀ 前一天", "next": "后一天 ▶", "lang": "English", "web": "网页版"},
+    Lang.EN: {"prev": "◀ Previous day", "next": "Next day ▶", "lang": "中文", "web": "Web page"},
+    Lang.ZH: {"prev": "◀ 前一天", "next": "后一天 ▶", "lang": "English", "web": "网页版"},
 }
+
+
+_CONTINUED = {Lang.EN: "continued in the thread", Lang.ZH: "完整内容见讨论串"}
+
+
+def continued(lang: Lang) -> str:
+    """The end of a parent message whose text goes on in its thread (Discord)."""
+    return _CONTINUED[lang]
 
 
 def button_refused(reason: str) -> str:
@@ -334,10 +342,10 @@ def button_refused(reason: str) -> str:
     return f"Sorry, {reason}."
 
 
-def button_words(lang: str) -> dict[str, str]:
+def button_words(lang: Lang) -> dict[str, str]:
     """The labels of a digest's buttons in the digest's language (the language button names
     the other language in its own words)."""
-    return _BUTTON_WORDS.get(lang, _BUTTON_WORDS["en"])
+    return _BUTTON_WORDS[lang]
 
 
 HOME = {
@@ -362,7 +370,7 @@ HOME = {
 
 
 def home_subscription_line(
-    channel: str, repo: str, schedule: str, timezone: str, lang: str, next_post: str
+    channel: str, repo: str, schedule: str, timezone: str, lang: Lang, next_post: str
 ) -> str:
     """One subscription on the Home tab."""
     return f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}. Next post: {next_post}."

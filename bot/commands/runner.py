@@ -13,7 +13,7 @@ from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import ConfigError
 from digest.github.names import valid_repo
-from digest.models import Answer, Digest, Topic, Window
+from digest.models import Answer, Digest, Lang, Topic, Window
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def digest_request(
     window: Window,
     *,
     repo: str,
-    lang: str,
+    lang: Lang,
     writer: str,
     topics: Iterable[str] | None,
     fingerprint: str,
@@ -73,7 +73,7 @@ class ReportCore:
         get_digest: BuildFn,
         clock: Callable[[], datetime],
         default_writer: str = "template",
-        default_lang: str | None = None,
+        default_lang: Lang | None = None,
         asker: Callable[[], Asker] | None = None,
         site_url: str | None = None,
     ) -> None:
@@ -92,7 +92,7 @@ class ReportCore:
         window_spec: str,
         *,
         repo: str | None = None,
-        lang: str | None = None,
+        lang: Lang | None = None,
         topics: tuple[str, ...] | None = None,
         writer: str | None = None,
         timezone: str | None = None,

@@ -20,7 +20,7 @@ from bot.commands.runner import config_fingerprint, digest_request, user_topics
 from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
-from digest.models import Window
+from digest.models import Lang, Window
 from digest.schedule.subscription import WEEKDAYS, Subscription, next_run
 from digest.schedule.subscriptions import SubscriptionStore
 from digest.windows import format_moment, zone
@@ -53,7 +53,7 @@ def new_subscription(
     repo: str | None = None,
     time: str | None = None,
     timezone: str | None = None,
-    lang: str = "en",
+    lang: Lang = Lang.EN,
     topics: Iterable[str] | None = None,
     writer: str | None = None,
     cadence: str = "daily",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from config.settings import AppConfig
 from digest.mirror.store import Store, Sync
+from digest.models import Lang
 
 if TYPE_CHECKING:
     from digest.ask import AnswerWriter, Asker
@@ -25,7 +26,7 @@ def question_asker(
     sync: Sync | None = None,
     writer: Callable[[], AnswerWriter] | None = None,
     web_url: str = "https://github.com",
-    default_lang: str | None = None,
+    default_lang: Lang | None = None,
 ) -> Callable[[], Asker]:
     """The one :class:`~digest.ask.Asker` over ``store``, made on the first call.
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.commands import messages
 from bot.commands.buttons import Button
 from bot.discord import limits
 from bot.discord.limits import dlen
@@ -21,8 +22,6 @@ COLOR = 0x1F6FEB
 SECTION_BUDGET = 2850  # two descriptions and a title stay under 6,000 characters a message
 EMBEDS_PER_MESSAGE = 2
 ANSWER_BUDGET = 1900
-
-_MORE = {"zh": "完整内容见讨论串", "en": "continued in the thread"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +131,7 @@ def _source(digest: Digest) -> str:
 
 def _parent(digest: Digest, summary: Section | None) -> tuple[MessageSpec, bool]:
     lang = digest.lang
-    more = f"\n*… {_MORE[i18n.norm_lang(lang)]}*"
+    more = f"\n*… {messages.continued(lang)}*"
     fields = [
         Field(
             i18n.phrase("report.window", lang),

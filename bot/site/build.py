@@ -30,7 +30,7 @@ from digest.errors import DigestError
 from digest.i18n import topic_title
 from digest.i18n.site import site_t
 from digest.mirror.store import Store, Sync
-from digest.models import Counts, Digest, Window
+from digest.models import Counts, Digest, Lang, Window
 from digest.render import charts
 from digest.render.charts import COUNT_KEYS
 from digest.render.html import (
@@ -64,7 +64,7 @@ class SiteOptions:
     repos: tuple[str, ...]
     days: int = 30
     since: date | None = None
-    langs: tuple[str, ...] = ("zh", "en")
+    langs: tuple[Lang, ...] = tuple(Lang)
     site_url: str | None = None  # the public URL of the site's root (feeds link absolutely)
     search: bool = True
 
@@ -106,9 +106,9 @@ class _Day:
 
     date: date
     window: Window
-    digests: dict[str, Digest] = field(default_factory=dict)
+    digests: dict[Lang, Digest] = field(default_factory=dict)
     failure: str = ""
-    kept: tuple[str, ...] = ()  # languages whose page the previous build made, carried over
+    kept: tuple[Lang, ...] = ()  # languages whose page the previous build made, carried over
     record: DayRecord | None = None  # what the previous build knew of a carried-over day
     data: WindowData | None = None  # the window's items and comments, read for its chart
 
@@ -232,7 +232,7 @@ class SiteBuilder:
         return days, waiting
 
     def _archive(
-        self, repo: str, days: list[_Day], waiting: _Day, langs: Sequence[str], output: Output
+        self, repo: str, days: list[_Day], waiting: _Day, langs: Sequence[Lang], output: Output
     ) -> list[_Day]:
         """The span's days plus the days earlier builds published: the archive keeps them all.
 
@@ -327,7 +327,7 @@ class SiteBuilder:
         return entries, pages + 1, pending
 
     async def _report_page(
-        self, day: _Day, lang: str, nav: Nav, path: str, repo_url: str, output: Output
+        self, day: _Day, lang: Lang, nav: Nav, path: str, repo_url: str, output: Output
     ) -> None:
         """Render one report page, or copy it from the previous site when nothing changed.
 
@@ -347,7 +347,7 @@ class SiteBuilder:
         output.write(path, render_report(digest, nav, (figure,)), digest_hash)
 
     def _entries(
-        self, days: Sequence[_Day], waiting: _Day, langs: Sequence[str], primary: str
+        self, days: Sequence[_Day], waiting: _Day, langs: Sequence[Lang], primary: Lang
     ) -> list[DayEntry]:
         """The index's days, newest first: the day in progress, then each report day."""
         end = format_moment(waiting.window.end, waiting.window.timezone)
@@ -367,7 +367,7 @@ class SiteBuilder:
                 out.append(DayEntry(str(day.date), (), pending=day.failure))
         return out
 
-    def _index_figures(self, repo: str, days: Sequence[_Day], lang: str) -> tuple[Figure, ...]:
+    def _index_figures(self, repo: str, days: Sequence[_Day], lang: Lang) -> tuple[Figure, ...]:
         """The 30-day chart and one chart per focus topic, from the days' digests."""
         recent = days[-30:]
 
@@ -393,12 +393,12 @@ class SiteBuilder:
         return tuple(figures)
 
     @staticmethod
-    def _page_url(options: SiteOptions, base: str, day: date, lang: str) -> str:
+    def _page_url(options: SiteOptions, base: str, day: date, lang: Lang) -> str:
         path = f"{day}/{lang}/"
         return f"{options.site_url.rstrip('/')}/{base}/{path}" if options.site_url else path
 
     @staticmethod
-    def _feed_url(options: SiteOptions, base: str, lang: str) -> str:
+    def _feed_url(options: SiteOptions, base: str, lang: Lang) -> str:
         name = f"feed.{lang}.xml"
         return f"{options.site_url.rstrip('/')}/{base}/{name}" if options.site_url else name
 
@@ -422,6 +422,6 @@ def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:
     return counts, summary if isinstance(summary, str) else ""
 
 
-def _other(day: _Day, lang: str, langs: Sequence[str]) -> str | None:
+def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> str | None:
     others = [o for o in langs if o != lang and o in day.digests]
     return f"../{others[0]}/" if others else None

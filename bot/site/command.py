@@ -10,9 +10,9 @@ from bot.commands.grammar import UsageError
 from bot.site.build import SiteOptions, SiteReport
 from config.settings import AppConfig, Settings
 from digest.github.names import valid_repo
+from digest.models import Lang
 
 MAX_DAYS = 366
-LANGS = ("zh", "en")
 
 
 def site_parser() -> argparse.ArgumentParser:
@@ -43,15 +43,22 @@ def site_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _langs(text: str) -> tuple[Lang, ...]:
+    """``zh,en`` as languages, each once, in order; a ``UsageError`` for anything else."""
+    named = [Lang.parse(part.strip()) for part in text.split(",") if part.strip()]
+    langs = tuple(dict.fromkeys(lang for lang in named if lang is not None))
+    if not langs or None in named:
+        raise UsageError(f"--lang takes zh, en or zh,en (not {text!r})")
+    return langs
+
+
 def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig) -> SiteOptions:
     """The build's options from the command line, the settings and the configuration."""
     repos = tuple(dict.fromkeys(args.repo or (*config.repos, config.default_repo)))
     for repo in repos:
         if not valid_repo(repo):
             raise UsageError(f"{repo!r} is not a repository (use owner/name)")
-    langs = tuple(dict.fromkeys(part.strip() for part in args.lang.split(",") if part.strip()))
-    if not langs or any(lang not in LANGS for lang in langs):
-        raise UsageError(f"--lang takes zh, en or zh,en (not {args.lang!r})")
+    langs = _langs(args.lang)
     if not 1 <= args.days <= MAX_DAYS:
         raise UsageError(f"--days takes 1 to {MAX_DAYS}")
     since: date | None = None

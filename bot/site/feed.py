@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from digest.i18n import report_title
+from digest.i18n import lang_tag, report_title
 from digest.i18n.site import site_t
-from digest.models import Digest, Paragraph
+from digest.models import Digest, Lang, Paragraph
 from digest.render.html import span_text
 from digest.render.json import iso
 from digest.windows import title_date
@@ -39,11 +39,11 @@ def summary_text(digest: Digest) -> str:
 
 
 def render_feed(
-    repo: str, name: str, lang: str, feed_url: str, home_url: str, entries: Sequence[FeedEntry]
+    repo: str, name: str, lang: Lang, feed_url: str, home_url: str, entries: Sequence[FeedEntry]
 ) -> str:
     """The Atom document, newest entry first; its times come from the data, not the clock."""
     ET.register_namespace("", _ATOM)
-    root = ET.Element(f"{{{_ATOM}}}feed", {_XML_LANG: "zh-CN" if lang == "zh" else "en"})
+    root = ET.Element(f"{{{_ATOM}}}feed", {_XML_LANG: lang_tag(lang)})
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
         element = ET.SubElement(parent, f"{{{_ATOM}}}{tag}", attrs)

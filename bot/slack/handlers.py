@@ -36,6 +36,7 @@ from bot.slack.mrkdwn import escape
 from bot.slack.people import slack_caller
 from bot.slack.post import ChartFn, SlackPoster, command_post, slack_error
 from bot.slack.render import SlackPost, render_answer
+from digest.models import Lang
 from digest.render.charts import ChartImage
 
 log = logging.getLogger(__name__)
@@ -260,7 +261,7 @@ class SlackBot:
         user = str((body.get("user") or {}).get("id") or "")
         caller = slack_caller(self.poster.client, "", user, (body.get("team") or {}).get("id"))
         lang = await self._dispatch.resolver.resolve(caller)
-        view = subscribe_modal(timezone=await caller.timezone(), lang=lang.defaults.lang or "en")
+        view = subscribe_modal(timezone=await caller.timezone(), lang=lang.defaults.lang or Lang.EN)
         try:
             await self.poster.client.views_open(trigger_id=str(body.get("trigger_id")), view=view)
         except SlackApiError as exc:

@@ -20,6 +20,7 @@ from bot.commands.grammar import (
     subscribe_command,
 )
 from bot.slack.mrkdwn import escape, link, plain
+from digest.models import Lang
 from digest.render.html import page_path
 from digest.windows import parse_day_start, zone
 
@@ -27,6 +28,7 @@ SUBSCRIBE_ACTION = "vr_home_subscribe"
 SUBSCRIBE_VIEW = "vr_subscribe"
 MAX_LISTED = 40  # a Home tab holds 100 blocks; the rest is counted, not listed
 _TEXT = 3000
+_LANGUAGES = ((Lang.EN, "English"), (Lang.ZH, "中文"))  # each in its own words
 
 
 def latest_days(now: datetime, timezone: str, day_start: str, count: int = 3) -> list[str]:
@@ -78,8 +80,7 @@ def home_view(
         if site_url:
             base = site_url.rstrip("/")
             pages = " · ".join(
-                link(f"{base}/{page_path(repo, day, lang)}", name)
-                for lang, name in (("en", "English"), ("zh", "中文"))
+                link(f"{base}/{page_path(repo, day, lang)}", name) for lang, name in _LANGUAGES
             )
             blocks.append(_section(f"• {day}: {pages}"))
         else:
@@ -101,14 +102,14 @@ def _options(pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{"text": {"type": "plain_text", "text": t}, "value": v} for v, t in pairs]
 
 
-def subscribe_modal(*, timezone: str | None, lang: str) -> dict[str, Any]:
+def subscribe_modal(*, timezone: str | None, lang: Lang) -> dict[str, Any]:
     """The "Subscribe a channel" modal: channel, schedule, day, time, time zone, language,
     topics; the time zone starts as the user's own."""
     words = messages.HOME
     zone_input: dict[str, Any] = {"type": "plain_text_input", "action_id": "value"}
     if timezone:
         zone_input["initial_value"] = timezone
-    lang_options = _options([("en", "English"), ("zh", "中文")])
+    lang_options = _options(_LANGUAGES)
     return {
         "type": "modal",
         "callback_id": SUBSCRIBE_VIEW,
@@ -162,7 +163,7 @@ def subscribe_modal(*, timezone: str | None, lang: str) -> dict[str, Any]:
                     "type": "static_select",
                     "action_id": "value",
                     "options": lang_options,
-                    "initial_option": lang_options[1 if lang == "zh" else 0],
+                    "initial_option": next(o for o in lang_options if o["value"] == lang),
                 },
                 optional=False,
             ),

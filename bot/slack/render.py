@@ -29,6 +29,7 @@ from digest.models import (
     Digest,
     Inline,
     ItemRef,
+    Lang,
     Paragraph,
     Pointer,
     Section,
@@ -57,7 +58,7 @@ class SlackPost:
         return (self.parent, *self.replies)
 
 
-def labels(lang: str) -> dict[str, str]:
+def labels(lang: Lang) -> dict[str, str]:
     """The provenance words in ``lang``."""
     return {
         "window": i18n.t("report.window", lang),
@@ -116,8 +117,8 @@ def _stamp(moment: datetime) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
-def _label(word: str, lang: str) -> str:
-    return f"{word}：" if lang == "zh" else f"{word}: "
+def _label(word: str, lang: Lang) -> str:
+    return word + i18n.t("common.colon", lang)
 
 
 def provenance(digest: Digest) -> list[str]:
@@ -155,7 +156,7 @@ def _messages(header: str | None, body: list[dict[str, Any]], fallback: str) -> 
     ]
 
 
-def _section_messages(section: Section, lang: str) -> list[SlackMessage]:
+def _section_messages(section: Section, lang: Lang) -> list[SlackMessage]:
     body = _section_blocks(block_units(section.blocks))
     if section.writer != "template":
         body.append(context_block([_label(labels(lang)["written"], lang) + escape(section.writer)]))

@@ -22,6 +22,7 @@ from digest.analysis.types import WindowData
 from digest.ask.question import Question
 from digest.ask.retrieve import Found
 from digest.ask.template import MAX_ITEMS
+from digest.i18n import t
 from digest.llm import prompts, substance
 from digest.llm.cards import Card, Source, fit
 from digest.llm.client import ChatClient
@@ -43,8 +44,6 @@ _TASK = (
     "saying what it does or reports and where it stands."
 )
 _LENGTH = {"least": 40, "most": 5000, "field_most": 1500}
-
-_TITLES = {"en": "Answer", "zh": "回答"}
 
 
 class _Line(BaseModel):
@@ -116,12 +115,12 @@ class LLMAnswerer:
         self._prompt_tokens = prompt_tokens
 
     def _messages(self, question: Question, found: Found, cards: list[Card]) -> list[Message]:
-        lang = "zh" if question.lang == "zh" else "en"
         user = prompts.user(
             "ask", _TASK, _SCHEMA, _facts(question, found), cards, question=question.text
         )
+        system = prompts.system(question.repo, question.lang, question=True)
         return [
-            {"role": "system", "content": prompts.system(question.repo, lang, question=True)},
+            {"role": "system", "content": system},
             {"role": "user", "content": user},
         ]
 
@@ -149,12 +148,11 @@ class LLMAnswerer:
             return self._fallback(fallback, question, Reason.BUDGET)
         given = {int(c["number"]) for c in cards}
         messages = self._messages(question, found, cards)
-        lang = "zh" if question.lang == "zh" else "en"
         echo = Prompt.of(_SCHEMA, [messages[0]["content"], _TASK])
 
         def check(reply: AskReply) -> list[Problem]:
             said = _texts(reply)
-            problems = substance.form(said, prompt=echo, grounds=grounds, lang=lang)
+            problems = substance.form(said, prompt=echo, grounds=grounds, lang=question.lang)
             problems += [
                 Problem(Reason.UNGROUNDED, f"#{line.number} is not one of the items in <item_data>")
                 for line in reply.items
@@ -179,8 +177,7 @@ class LLMAnswerer:
         return self._answer(fallback, grounds, checked.answer)
 
     def _fallback(self, fallback: Answer, question: Question, reason: Reason) -> Answer:
-        lang = "zh" if question.lang == "zh" else "en"
-        note = fallback_note(_TITLES[lang], reason, lang)
+        note = fallback_note(t("answer.title", question.lang), reason, question.lang)
         return replace(fallback, notes=(*fallback.notes, note))
 
     def _answer(self, fallback: Answer, grounds: Grounds, reply: AskReply) -> Answer:

@@ -13,7 +13,7 @@ from digest.ask.terms import GLOSSARY, is_cjk
 from digest.ask.time_phrases import When, resolve_when
 from digest.github.names import valid_repo
 from digest.i18n import t
-from digest.models import Topic
+from digest.models import Lang, Topic
 
 MAX_CHARS = 500
 MAX_TERMS = 6
@@ -219,7 +219,7 @@ class Question:
     repo: str
     display_name: str
     when: When
-    lang: str
+    lang: Lang
     topic: Topic | None = None
     terms: tuple[str, ...] = ()
     kinds: frozenset[Kind] = field(default_factory=frozenset)
@@ -238,12 +238,12 @@ def clean(text: str) -> str:
     return " ".join(text.split())[:MAX_CHARS]
 
 
-def detect_lang(text: str, default: str = "en") -> str:
-    """``zh`` for a question with CJK characters, ``en`` for other words, else ``default``."""
+def detect_lang(text: str, default: Lang = Lang.EN) -> Lang:
+    """Chinese for a question with CJK characters, English for other words, else ``default``."""
     if is_cjk(text):
-        return "zh"
+        return Lang.ZH
     if re.search(r"[^\W\d_]", text):
-        return "en"
+        return Lang.EN
     return default
 
 
@@ -393,8 +393,8 @@ def parse_question(
     repos: Sequence[RepoInfo],
     default_repo: str,
     repo: str | None = None,
-    lang: str | None = None,
-    default_lang: str = "en",
+    lang: Lang | None = None,
+    default_lang: Lang = Lang.EN,
 ) -> Question:
     """Understand ``text``. Never raises for any text; unknown words become search terms.
 
@@ -404,9 +404,7 @@ def parse_question(
     rest = cleaned
     text_repo, rest = _option(rest, "repo")
     text_lang, rest = _option(rest, "lang")
-    if lang not in ("zh", "en"):
-        lang = text_lang.lower() if text_lang and text_lang.lower() in ("zh", "en") else None
-    lang = lang or detect_lang(cleaned, default_lang)
+    lang = lang or Lang.parse(text_lang) or detect_lang(cleaned, default_lang)
     notes: list[str] = []
     chosen = repo or (text_repo if text_repo and valid_repo(text_repo) else None)
     if text_repo and not valid_repo(text_repo) and not repo:

@@ -15,7 +15,7 @@ from digest.builder import load_window
 from digest.errors import RateLimited, SourceUnavailable
 from digest.i18n import t
 from digest.mirror.store import Store, Sync
-from digest.models import Answer, Topic
+from digest.models import Answer, Lang, Topic
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class Asker:
         sync: Sync | None = None,
         writer: AnswerWriter | None = None,
         web_url: str = "https://github.com",
-        default_lang: str = "en",
+        default_lang: Lang = Lang.EN,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -57,7 +57,7 @@ class Asker:
         self._default_lang = default_lang
 
     def understand(
-        self, text: str, *, repo: str | None = None, lang: str | None = None
+        self, text: str, *, repo: str | None = None, lang: Lang | None = None
     ) -> Question:
         """How ``text`` is understood; never raises, whatever the text."""
         return parse_question(
@@ -71,7 +71,7 @@ class Asker:
             default_lang=self._default_lang,
         )
 
-    async def ask(self, text: str, *, repo: str | None = None, lang: str | None = None) -> Answer:
+    async def ask(self, text: str, *, repo: str | None = None, lang: Lang | None = None) -> Answer:
         """The answer to ``text``, whatever it says.
 
         Raises only for a broken store, an unknown repository, or GitHub failing while the
@@ -120,6 +120,6 @@ class Asker:
         return answer
 
 
-def _stale_note(error: Exception, synced_at: datetime | None, lang: str) -> str:
+def _stale_note(error: Exception, synced_at: datetime | None, lang: Lang) -> str:
     when = synced_at.strftime("%Y-%m-%d %H:%M UTC") if synced_at else "?"
     return t("note.stale", lang, error=error, when=when)

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from digest.analysis.types import WindowData
 from digest.ask.question import Kind, Question
 from digest.ask.retrieve import GROUPS, Found, Hit
-from digest.i18n import t
+from digest.i18n import cased, latin_gap, pick, spaced, t, topic_title
 from digest.models import (
     Answer,
     Block,
     BulletList,
     Inline,
     ItemRef,
+    Lang,
     Paragraph,
     Pointer,
     Subheading,
@@ -45,23 +46,23 @@ def more_pointer(question: Question, default_repo: str) -> Pointer | None:
     return Pointer(window=question.when.window, topic=topic, repo=repo)
 
 
-def _counts(hits: Sequence[Hit], lang: str) -> str:
+def _counts(hits: Sequence[Hit], lang: Lang) -> str:
     by_group = {g: sum(1 for h in hits if h.group == g) for g in GROUPS}
     parts = [t(f"answer.count.{g}", lang, n, n=n) for g, n in by_group.items() if n]
     return t("answer.count.sep", lang).join(parts)
 
 
-def _kind_phrase(kinds: frozenset[Kind], lang: str) -> str:
+def _kind_phrase(kinds: frozenset[Kind], lang: Lang) -> str:
     """``open issues``, ``merged PRs``, ``discussed items``; ``""`` without filters."""
     if not kinds:
         return ""
     adjectives = [t(f"answer.kind.{word}", lang) for kind, word in _KIND_WORDS if kind in kinds]
     noun = "pr" if Kind.PR in kinds else "issue" if Kind.ISSUE in kinds else "item"
     words = [*adjectives, t(f"answer.noun.{noun}", lang)]
-    return "".join(words) if lang == "zh" else " ".join(words)
+    return (" " if spaced(lang) else "").join(words)
 
 
-def _kinds(question: Question, lang: str) -> str:
+def _kinds(question: Question, lang: Lang) -> str:
     """The filters, as a suffix to a topic or search terms."""
     phrase = _kind_phrase(question.kinds, lang)
     if not phrase or question.general:
@@ -69,7 +70,7 @@ def _kinds(question: Question, lang: str) -> str:
     return t("answer.kinds.only", lang, kinds=phrase)
 
 
-def _term_spans(terms: Sequence[str], lang: str) -> list[Inline]:
+def _term_spans(terms: Sequence[str], lang: Lang) -> list[Inline]:
     spans: list[Inline] = []
     for index, term in enumerate(terms):
         if index:
@@ -78,10 +79,10 @@ def _term_spans(terms: Sequence[str], lang: str) -> list[Inline]:
     return spans
 
 
-def _subject(question: Question, lang: str) -> list[Inline]:
+def _subject(question: Question, lang: Lang) -> list[Inline]:
     """What was asked about: the topic, the search terms, or everything."""
     topic, terms = question.topic, question.terms
-    title = None if topic is None else topic.title_zh if lang == "zh" else topic.title_en
+    title = None if topic is None else topic_title(topic, lang)
     if title is not None and terms:
         return list(
             say("answer.subject.topic_terms", lang, topic=title, terms=_term_spans(terms, lang))
@@ -91,12 +92,12 @@ def _subject(question: Question, lang: str) -> list[Inline]:
     if terms:
         return list(say("answer.subject.terms", lang, terms=_term_spans(terms, lang)))
     phrase = _kind_phrase(question.kinds, lang)
-    if lang != "zh":
+    if cased(lang):
         phrase = phrase[:1].upper() + phrase[1:]
     return [Text(phrase or t("answer.subject.all", lang))]
 
 
-def _bullet(hit: Hit, lang: str, repo_url: str) -> tuple[Inline, ...]:
+def _bullet(hit: Hit, lang: Lang, repo_url: str) -> tuple[Inline, ...]:
     item = hit.item
     notes: list[str] = []
     if hit.group == "closed" and item.is_pr:
@@ -117,7 +118,7 @@ def _bullet(hit: Hit, lang: str, repo_url: str) -> tuple[Inline, ...]:
     return tuple(spans)
 
 
-def _grouped(hits: Sequence[Hit], lang: str, repo_url: str) -> list[Block]:
+def _grouped(hits: Sequence[Hit], lang: Lang, repo_url: str) -> list[Block]:
     blocks: list[Block] = []
     for group in GROUPS:
         chosen = [h for h in hits if h.group == group]
@@ -127,7 +128,7 @@ def _grouped(hits: Sequence[Hit], lang: str, repo_url: str) -> list[Block]:
     return blocks
 
 
-def _more(rest: Sequence[Hit], more: Pointer | None, lang: str, link: bool) -> list[Block]:
+def _more(rest: Sequence[Hit], more: Pointer | None, lang: Lang, link: bool) -> list[Block]:
     """ "…and N more", every further item linked by number when there are not too many."""
     listed = link and len(rest) <= MAX_MORE
     head: list[Inline] = [Text(t("answer.more", lang, n=len(rest)))]
@@ -151,13 +152,13 @@ def _more(rest: Sequence[Hit], more: Pointer | None, lang: str, link: bool) -> l
     return blocks
 
 
-def _where(question: Question, lang: str) -> str:
-    when = question.when.zh if lang == "zh" else question.when.en
+def _where(question: Question, lang: Lang) -> str:
+    when = pick((question.when.zh, question.when.en), lang)
     window = format_window(question.when.window)
     return t("answer.where", lang, name=question.display_name, when=when, window=window)
 
 
-def _topics_hint(topics: Sequence[Topic], lang: str) -> Paragraph:
+def _topics_hint(topics: Sequence[Topic], lang: Lang) -> Paragraph:
     if not topics:
         return Paragraph((Text(t("answer.topics.none", lang)),))
     spans: list[Inline] = [Text(t("answer.topics.lead", lang))]
@@ -166,7 +167,7 @@ def _topics_hint(topics: Sequence[Topic], lang: str) -> Paragraph:
             spans.append(Text(t("answer.topics.sep", lang)))
         spans.append(Text(topic.name, "code"))
         also = [s for s in topic.synonyms if s.lower() != topic.name.lower()][:6]
-        title = topic.title_zh if lang == "zh" else topic.title_en
+        title = topic_title(topic, lang)
         key = "answer.topics.detail_also" if also else "answer.topics.detail"
         spans.append(Text(t(key, lang, title=title, also=", ".join(also))))
     spans.append(Text(t("answer.topics.example_lead", lang)))
@@ -174,7 +175,7 @@ def _topics_hint(topics: Sequence[Topic], lang: str) -> Paragraph:
     return Paragraph(tuple(spans))
 
 
-def _nothing(question: Question, found: Found, topics: Sequence[Topic], lang: str) -> list[Block]:
+def _nothing(question: Question, found: Found, topics: Sequence[Topic], lang: Lang) -> list[Block]:
     where = _where(question, lang)
     if found.searched == 0:
         return [Paragraph((Text(t("answer.nothing.quiet", lang, where=where)),))]
@@ -199,20 +200,24 @@ def template_answer(
     notes: Sequence[str] = (),
 ) -> Answer:
     """The answer built from the data alone."""
-    lang = "zh" if question.lang == "zh" else "en"
+    lang = question.lang
     hits = found.hits
     if not hits:
         blocks = _nothing(question, found, topics, lang)
     else:
         subject = _subject(question, lang)
         summary: list[Inline] = []
-        when = question.when.zh if lang == "zh" else question.when.en
-        if lang == "zh":
-            first = subject[0].text if isinstance(subject[0], Text) else ""
-            gap = " " if first[:1].isascii() else ""
-            summary.append(
-                Text(t("answer.summary.lead", lang, name=question.display_name, when=when, gap=gap))
-            )
+        when = pick((question.when.zh, question.when.en), lang)
+        first = subject[0].text if isinstance(subject[0], Text) else ""
+        lead = t(
+            "answer.summary.lead",
+            lang,
+            name=question.display_name,
+            when=when,
+            gap=latin_gap(first, lang),
+        )
+        if lead:  # zh opens with where (vLLM 本周的…), en ends with it
+            summary.append(Text(lead))
         summary.extend(subject)
         summary.append(Text(_kinds(question, lang)))
         n, counts = len(hits), _counts(hits, lang)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from digest.i18n import t
-from digest.models import Window
+from digest.models import Lang, Window
 from digest.windows import MAX_DAYS, cutoff, parse_day_start, zone
 
 DEFAULT_DAYS = 7
@@ -159,7 +159,7 @@ def number_zh(text: str) -> int | None:
 class _Clock:
     """Builds windows against one moment in one time zone."""
 
-    def __init__(self, now: datetime, timezone: str, day_start: str, lang: str = "en") -> None:
+    def __init__(self, now: datetime, timezone: str, day_start: str, lang: Lang = Lang.EN) -> None:
         self.lang = lang
         self.now = now.astimezone(UTC)
         self.floor = self.now.replace(second=0, microsecond=0)
@@ -580,7 +580,7 @@ def resolve_when(
     now: datetime,
     timezone: str = "UTC",
     day_start: str = "00:00",
-    lang: str = "en",
+    lang: Lang = Lang.EN,
 ) -> When:
     """The window ``text`` asks about (the first time phrase it holds), or the last 7 days.
 

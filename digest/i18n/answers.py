@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 ANSWERS: Mapping[str, tuple[str, str]] = {
     # the frame of a rendered answer
+    "answer.title": ("回答", "Answer"),
     "answer.question": ("提问", "Question"),
     "answer.searched": ("检索时间窗", "Searched"),
     "answer.credit": (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from digest.i18n import fill, norm_lang
+from digest.i18n.catalog import fill, pick
+from digest.models import Lang
 
 # key: (zh, en)
 SITE: Mapping[str, tuple[str, str]] = {
@@ -70,7 +71,6 @@ SITE: Mapping[str, tuple[str, str]] = {
 }
 
 
-def site_t(key: str, lang: str, /, **values: object) -> str:
+def site_t(key: str, lang: Lang, /, **values: object) -> str:
     """The website phrase ``key`` in ``lang`` filled with ``values``."""
-    zh, en = SITE[key]
-    return fill(zh if norm_lang(lang) == "zh" else en, values)
+    return fill(pick(SITE[key], lang), values)

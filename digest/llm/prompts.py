@@ -12,12 +12,13 @@ from typing import Any
 
 from digest.llm.cards import Card
 from digest.llm.schema import skeleton
+from digest.models import Lang
 
 Message = dict[str, str]
 
 LANGUAGES = {
-    "zh": "Simplified Chinese (简体中文). 请用简体中文写作",
-    "en": "English",
+    Lang.ZH: "Simplified Chinese (简体中文). 请用简体中文写作",
+    Lang.EN: "English",
 }
 
 _SECTION = "You write one section of a daily development report about the GitHub repository {repo}."
@@ -55,13 +56,13 @@ def to_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def system(repo: str, lang: str, *, question: bool = False) -> str:
+def system(repo: str, lang: Lang, *, question: bool = False) -> str:
     """The fixed rules of every request: of a report section, or of an answer to a question."""
     intro = (_QUESTION if question else _SECTION).format(repo=repo)
     rules = _RULES.format(
         inputs="the question or the data" if question else "the data",
         sources=_ASKED if question else _DATA,
-        language=LANGUAGES.get(lang, LANGUAGES["en"]),
+        language=LANGUAGES[lang],
     )
     return f"{intro}\n{rules}"
 

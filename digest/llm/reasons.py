@@ -10,6 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from digest.i18n import t
+from digest.models import Lang
 
 
 class Reason(StrEnum):
@@ -38,6 +39,6 @@ class Reason(StrEnum):
     LENGTH = "length"
 
 
-def note(title: str, reason: Reason, lang: str) -> str:
+def note(title: str, reason: Reason, lang: Lang) -> str:
     """The visible note of a text that fell back to the template."""
     return t("fallback.note", lang, title=title, why=t(f"fallback.{reason.value}", lang))

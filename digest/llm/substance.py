@@ -14,15 +14,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from digest.i18n import cjk_script
 from digest.llm.grounding import Grounds
 from digest.llm.reasons import Reason
-from digest.models import Inline, Text
+from digest.models import Inline, Lang, Text
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CODE = re.compile(r"`[^`\n]*`")
 _REF = re.compile(r"(?:https?://|www\.)\S+|[#＃]\d+|[@＠][A-Za-z0-9_.\[\]-]+")
 _LOWER_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[a-z]{2,}(?![A-Za-z0-9_.-])")
+_NAMES = {Lang.ZH: "Simplified Chinese (简体中文)", Lang.EN: "English"}  # for the retry request
 _PLACEHOLDER_TOKENS = re.compile(
     r"#NUMBER\b|(?<![A-Za-z0-9_])@login\b|</?(?:task|facts|item_data|answer_format|question)>",
 )
@@ -118,18 +120,15 @@ def _prose(text: str) -> str:
     return _REF.sub(" ", _CODE.sub(" ", text))
 
 
-def language(texts: Iterable[str], lang: str) -> list[Problem]:
+def language(texts: Iterable[str], lang: Lang) -> list[Problem]:
     """Whether ``texts`` are in ``lang``: zh mostly Chinese script (names, code and English
     proper nouns aside), en mostly not."""
     prose = _prose(" ".join(texts))
     cjk = len(_CJK.findall(prose))
     english = len(_LOWER_WORD.findall(prose))
-    if lang == "zh" and cjk < max(english, 1):
-        return [Problem(Reason.LANGUAGE, "the answer is not in Simplified Chinese (简体中文)")]
     latin = sum(len(w) for w in _LOWER_WORD.findall(prose))
-    if lang == "en" and cjk > max(latin, 4):
-        return [Problem(Reason.LANGUAGE, "the answer is not in English")]
-    return []
+    wrong = cjk < max(english, 1) if cjk_script(lang) else cjk > max(latin, 4)
+    return [Problem(Reason.LANGUAGE, f"the answer is not in {_NAMES[lang]}")] if wrong else []
 
 
 def size(text: str) -> int:
@@ -174,7 +173,7 @@ def cites(cited: Iterable[int], given: Iterable[int]) -> list[Problem]:
     return []
 
 
-def form(texts: Sequence[str], *, prompt: Prompt, grounds: Grounds, lang: str) -> list[Problem]:
+def form(texts: Sequence[str], *, prompt: Prompt, grounds: Grounds, lang: Lang) -> list[Problem]:
     """The checks every model-written text passes, in order: it shows something, echoes
     nothing of the prompt, cites only the data, and is in the requested language."""
     if not any(_shows(grounds.spans(text)) for text in texts):

@@ -32,7 +32,7 @@ from digest.mirror.reconciliation import Reconciler, RepoNames
 from digest.mirror.report import SyncReport, Tally
 from digest.mirror.store import Store, SyncState
 from digest.mirror.streams import STREAMS, Stream, Streams, cursor_of
-from digest.models import Window
+from digest.models import Lang, Window
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class Syncer:
             extra={
                 "repo": repo,
                 "reset_at": str(exc.reset_at),
-                "missing": [note.text("en") for note in tally.notes],
+                "missing": [note.text(Lang.EN) for note in tally.notes],
             },
         )
         return replace(state, covered_since=None), state.synced_at

@@ -19,9 +19,9 @@ from datetime import date, timedelta
 from functools import cache
 from typing import TYPE_CHECKING
 
-from digest.i18n import t
+from digest.i18n import cjk_script, t
 from digest.i18n.site import site_t
-from digest.models import Comment, Counts, Item, Window
+from digest.models import Comment, Counts, Item, Lang, Window
 from digest.windows import zone
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Chart:
     """What a chart shows: labelled series of counts over labelled slots, and its words."""
 
     kind: str  # activity | days | topic
-    lang: str  # the language of the labels (en when zh was asked for and no CJK font exists)
+    lang: Lang  # the language of the labels (en when zh was asked for and no CJK font exists)
     title: str
     x_labels: tuple[str, ...]
     series: tuple[tuple[str, tuple[int, ...]], ...]  # (label, one count per slot)
@@ -85,13 +85,14 @@ def cjk_font() -> str | None:
     return next((n for p in _CJK_NAMES for n in names if n.startswith(p)), None)
 
 
-def label_lang(lang: str) -> str:
-    """The language charts can be labelled in: ``zh`` only when a CJK font is installed."""
-    return "zh" if lang == "zh" and cjk_font() is not None else "en"
+def label_lang(lang: Lang) -> Lang:
+    """The language charts can be labelled in: one in CJK script only when a CJK font is
+    installed, else English."""
+    return Lang.EN if cjk_script(lang) and cjk_font() is None else lang
 
 
 def activity_chart(
-    window: Window, items: Sequence[Item], comments: Sequence[Comment], lang: str
+    window: Window, items: Sequence[Item], comments: Sequence[Comment], lang: Lang
 ) -> Chart:
     """A day's activity: opened issues, opened PRs, merges and comments per hour of the window."""
     lang = label_lang(lang)
@@ -130,7 +131,7 @@ def activity_chart(
     return Chart("activity", lang, title, x_labels, series, summary)
 
 
-def days_chart(days: Sequence[tuple[date, Counts | None]], lang: str) -> Chart:
+def days_chart(days: Sequence[tuple[date, Counts | None]], lang: Lang) -> Chart:
     """A repository's recent days: the five counts per day, oldest first (``None``: pending)."""
     lang = label_lang(lang)
     ordered = sorted(days, key=lambda pair: pair[0])
@@ -155,7 +156,7 @@ def days_chart(days: Sequence[tuple[date, Counts | None]], lang: str) -> Chart:
     return Chart("days", lang, title, x_labels, series, summary)
 
 
-def topic_chart(topic_title: str, days: Sequence[tuple[date, int | None]], lang: str) -> Chart:
+def topic_chart(topic_title: str, days: Sequence[tuple[date, int | None]], lang: Lang) -> Chart:
     """A focus topic's items per day, oldest first (``None``: the day is pending)."""
     lang = label_lang(lang)
     ordered = sorted(days, key=lambda pair: pair[0])

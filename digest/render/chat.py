@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from digest.models import Block, BulletList, Digest, Paragraph, Text
+from digest.models import Block, BulletList, Digest, Lang, Paragraph, Text
 from digest.spans import Spans, say
 from digest.windows import spec_of
 
@@ -22,7 +22,7 @@ def full_lists_at(digest: Digest, site_url: str | None = None) -> Spans:
     """Where the full lists of ``digest`` are: the repository's site pages, else a command."""
     if site_url:
         return (Text(f"{site_url.rstrip('/')}/{digest.repo.lower()}/"),)
-    lang = " --lang zh" if digest.lang == "zh" else ""
+    lang = "" if digest.lang == Lang.EN else f" --lang {digest.lang}"
     command = f"vllm-report {spec_of(digest.window)} --repo {digest.repo}{lang}"
     return (Text(command, "code"),)
 

@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from digest.analysis.types import LIST_KEYS
-from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, t
+from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, lang_tag, other, t
 from digest.i18n.site import site_t
 from digest.models import (
     BulletList,
@@ -28,6 +28,7 @@ from digest.models import (
     Digest,
     Inline,
     ItemRef,
+    Lang,
     Paragraph,
     Pointer,
     Section,
@@ -39,7 +40,6 @@ from digest.render.charts import Chart, render_svg
 from digest.render.markdown import safe_url
 from digest.windows import format_moment, format_window
 
-HTML_LANG = {"zh": "zh-CN", "en": "en"}
 CSP_STATIC = (
     "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
     "base-uri 'none'; form-action 'self'"
@@ -78,7 +78,7 @@ class Nav:
     """Where a page links to, as paths relative to the page (so the site works under any root)."""
 
     root: str  # "../../../../" from a report page, "" from the site index
-    lang: str  # the language of the page
+    lang: Lang  # the language of the page
     repo_index: str | None = None
     previous: str | None = None
     next: str | None = None
@@ -99,7 +99,7 @@ class DayEntry:
     """One day of a repository's index: its pages, or why it is pending."""
 
     date: str
-    pages: tuple[tuple[str, str], ...]  # (lang, relative href), empty when pending
+    pages: tuple[tuple[Lang, str], ...]  # (lang, relative href), empty when pending
     counts: Counts | None = None
     summary: str = ""  # the first sentence of the summary
     pending: str = ""  # the reason the day has no report yet
@@ -114,7 +114,7 @@ class RepoIndex:
     repo_url: str
     days: tuple[DayEntry, ...]
     figures: tuple[Figure, ...] = ()
-    feeds: tuple[tuple[str, str], ...] = ()  # (lang, relative href)
+    feeds: tuple[tuple[Lang, str], ...] = ()  # (lang, relative href)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +157,8 @@ def _env() -> Environment:
         safe_url=safe_url,
         count_label=count_label,
         count_keys=LIST_KEYS,
-        html_lang=lambda lang: HTML_LANG.get(lang, "en"),
+        html_lang=lang_tag,
+        other=other,
         is_item=lambda span: isinstance(span, ItemRef),
         is_user=lambda span: isinstance(span, UserRef),
         is_text=lambda span: isinstance(span, Text),
@@ -166,7 +167,7 @@ def _env() -> Environment:
     return env
 
 
-def page_path(repo: str, day: str, lang: str) -> str:
+def page_path(repo: str, day: str, lang: Lang) -> str:
     """Where a report day's page lives in the site: ``vllm-project/vllm/2026-03-10/zh/``."""
     return f"{repo.lower()}/{day}/{lang}/"
 

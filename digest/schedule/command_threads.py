@@ -27,7 +27,7 @@ from typing import Any
 
 from digest.builder import DigestRequest
 from digest.errors import DigestError, ThreadTaken
-from digest.models import Digest, Topic, Window
+from digest.models import Digest, Lang, Topic, Window
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PartFn, SleepFn, wait_or_stop
 
@@ -90,7 +90,7 @@ class OpenThread:
         request = DigestRequest(
             repo=str(raw["repo"]),
             window=window,
-            lang=str(raw["lang"]),
+            lang=Lang(raw["lang"]),
             writer=str(raw["writer"]),
             topics=tuple(_topic(t) for t in raw["topics"]),
             display_name=str(raw["display_name"]),

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from digest.models import Window
+from digest.models import Lang, Window
 from digest.windows import parse_day_start, zone
 
 PLATFORMS = ("slack", "discord")
@@ -46,7 +46,7 @@ class Subscription:
     repo: str
     time: str
     timezone: str
-    lang: str = "en"
+    lang: Lang = Lang.EN
     topics: tuple[str, ...] | None = None
     writer: str | None = None
     since: datetime | None = None
@@ -118,7 +118,7 @@ class Subscription:
             repo=str(data["repo"]),
             time=str(data["time"]),
             timezone=str(data["timezone"]),
-            lang=str(data.get("lang") or "en"),
+            lang=Lang.parse(str(data.get("lang") or "")) or Lang.EN,
             topics=tuple(str(t) for t in topics) if topics is not None else None,
             writer=str(data["writer"]) if data.get("writer") else None,
             since=datetime.fromisoformat(data["since"]) if data.get("since") else None,

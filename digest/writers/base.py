@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from digest.analysis.types import Analysis
-from digest.models import Section, Usage
+from digest.models import Lang, Section, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,8 +17,8 @@ class Written:
 
 
 class Writer(Protocol):
-    """Writes every section of the report, in order, for ``lang`` ("zh" or "en")."""
+    """Writes every section of the report, in order, in ``lang``."""
 
     name: str
 
-    async def write(self, analysis: Analysis, lang: str) -> Written: ...
+    async def write(self, analysis: Analysis, lang: Lang) -> Written: ...

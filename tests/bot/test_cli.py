@@ -182,6 +182,14 @@ async def test_bad_window_exit_code(window: str, tmp_path: Path) -> None:
     assert "window" in run.err.lower() or "date" in run.err.lower()
 
 
+@pytest.mark.parametrize("command", [(), ("ask", "what's new?")])
+async def test_an_unknown_language_exit_code(command: tuple[str, ...], tmp_path: Path) -> None:
+    """`--lang fr` exits 2 naming the languages there are, before any request is made."""
+    run = await _cli(*command, "--lang", "fr", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert run.code == 2
+    assert "invalid choice: 'fr' (choose from 'zh', 'en')" in run.err
+
+
 @pytest.mark.parametrize("log_json", [False, True])
 async def test_token_never_reaches_output(
     github: FakeGitHub, tmp_path: Path, log_json: bool

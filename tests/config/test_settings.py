@@ -9,6 +9,7 @@ import pytest
 from bot.compose import load_settings
 from config.settings import Settings, load_config, unknown_variables
 from digest.errors import ConfigError
+from digest.models import Lang
 from tests.support.settings import llm_configured
 
 
@@ -61,6 +62,11 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path, text: str) -> None:
             "subscriptions.0.time: bad day start '25:00'",
         ),
         ("topics:\n  rocm: {keywords: ROCm}\n", "topics.rocm.keywords: Input should be"),
+        ("default_lang: fr\n", "default_lang: Input should be 'zh' or 'en'"),
+        (
+            "subscriptions:\n  - {platform: slack, channel: C1, lang: ZH}\n",
+            "subscriptions.0.lang: Input should be 'zh' or 'en'",
+        ),
     ],
 )
 def test_bad_values_are_named_on_one_line(tmp_path: Path, text: str, message: str) -> None:
@@ -70,6 +76,14 @@ def test_bad_values_are_named_on_one_line(tmp_path: Path, text: str, message: st
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_default_language_is_a_language(tmp_path: Path) -> None:
+    """`default_lang: zh` reads as Chinese; without it the default is English."""
+    path = tmp_path / "zh.yaml"
+    path.write_text("default_lang: zh\n", "utf-8")
+    assert load_config(path).default_lang is Lang.ZH
+    assert load_config().default_lang is Lang.EN
 
 
 def test_unknown_topic_lists_the_configured_ones() -> None:

@@ -18,6 +18,7 @@ from digest.models import (
     Counts,
     Digest,
     ItemRef,
+    Lang,
     Paragraph,
     Section,
     Subheading,
@@ -46,7 +47,7 @@ def sample(**changes: object) -> Digest:
     base = Digest(
         repo="vllm-project/vllm",
         window=Window(START, START + timedelta(days=1), "Asia/Shanghai", "2026-03-10", False),
-        lang="zh",
+        lang=Lang.ZH,
         counts=Counts(38, 28, 115, 34, 42),
         sections=(
             Section("summary", "📊 每日开发状态摘要", (Paragraph(spans),), "llm:qwen"),
@@ -84,6 +85,14 @@ def test_round_trip_is_lossless(digest: Digest) -> None:
     assert again.section("topic:rocm") == digest.section("topic:rocm")
 
 
+@pytest.mark.parametrize("lang", list(Lang))
+def test_the_language_round_trips_as_a_language(lang: Lang) -> None:
+    """The stored language is its code and decodes back as the language, not a string."""
+    payload = encode_digest(sample(lang=lang))
+    assert json.loads(payload)["lang"] == lang.value
+    assert decode_digest(payload).lang is lang
+
+
 def test_payload_is_versioned_json() -> None:
     """The payload is ASCII JSON that names its codec and schema versions: text beyond ASCII
     (Chinese titles, emoji) is escaped and decodes back as written."""
@@ -106,8 +115,9 @@ def test_payload_is_versioned_json() -> None:
         encode_digest(sample()).replace("[2,", "[7,"),
         encode_digest(sample()).replace('["h",', '["h"],["h",'),
         encode_digest(sample()).replace('"lang":"zh",', ""),
+        encode_digest(sample()).replace('"lang":"zh",', '"lang":"fr",'),
     ],
-    ids=["garbage", "list", "codec", "schema", "block", "span", "short", "missing"],
+    ids=["garbage", "list", "codec", "schema", "block", "span", "short", "missing", "language"],
 )
 def test_foreign_payloads_are_rejected(payload: str) -> None:
     """Anything but this codec's own payload raises CodecError (a cache miss)."""

@@ -16,6 +16,7 @@ from bot.compose import build_runtime
 from bot.compose.site import site_builder
 from bot.site import SiteOptions, SiteReport
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
+from digest.models import Lang
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
 from tests.support.serve import REPO, sample
@@ -29,7 +30,7 @@ async def build_site(
     db: Path,
     *,
     days: int = 3,
-    langs: Sequence[str] = ("zh", "en"),
+    langs: Sequence[Lang] = tuple(Lang),
     issues: Sequence[dict[str, Any]] = (),
     clock: Clock | None = None,
     site_url: str | None = None,

@@ -8,9 +8,9 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from digest.analysis.types import TOPIC_GROUPS
-from digest.i18n import group_title, norm_lang
+from digest.i18n import group_title, phrase
 from digest.llm.grounding import Grounds
-from digest.models import Block, BulletList, Inline, ItemRef, Paragraph, Subheading, Text
+from digest.models import Block, BulletList, Inline, ItemRef, Lang, Paragraph, Subheading, Text
 from digest.spans import item_ref
 from digest.writers.llm.answers import (
     ActivityAnswer,
@@ -25,28 +25,7 @@ from digest.writers.llm.answers import (
 
 _N = TypeVar("_N", bound=Numbered)
 
-LABELS = {
-    "en": {
-        "takeaway": "Takeaway",
-        "core_issue": "Core issue",
-        "viewpoints": "Viewpoints",
-        "contention": "Point of contention",
-        "status": "Status",
-        "impact": "Impact",
-        "sep": ": ",
-        "dash": " — ",
-    },
-    "zh": {
-        "takeaway": "小结",
-        "core_issue": "核心问题",
-        "viewpoints": "各方观点",
-        "contention": "争议焦点",
-        "status": "当前状态",
-        "impact": "影响",
-        "sep": "：",
-        "dash": " — ",
-    },
-}
+_DASH = " — "
 
 
 def nodes(value: object) -> Iterator[object]:
@@ -73,10 +52,10 @@ def visible(spans: Iterable[Inline]) -> bool:
 class Builder:
     """Turns one section's answer into blocks for ``lang``."""
 
-    def __init__(self, grounds: Grounds, lang: str) -> None:
+    def __init__(self, grounds: Grounds, lang: Lang) -> None:
         self._grounds = grounds
-        self._lang = norm_lang(lang)
-        self._label = LABELS[self._lang]
+        self._lang = lang
+        self._sep = phrase("common.colon", lang)
 
     def _spans(self, text: str) -> tuple[Inline, ...]:
         return self._grounds.spans(text)
@@ -84,8 +63,12 @@ class Builder:
     def _has(self, text: str) -> bool:
         return visible(self._spans(text))
 
+    def _label(self, key: str) -> Text:
+        """``小结：`` / ``Takeaway: ``, in bold."""
+        return Text(phrase(f"label.{key}", self._lang) + self._sep, "bold")
+
     def _labelled(self, key: str, text: str) -> tuple[Inline, ...]:
-        return (Text(self._label[key] + self._label["sep"], "bold"), *self._spans(text))
+        return (self._label(key), *self._spans(text))
 
     def _item(self, number: int) -> ItemRef:
         return item_ref(self._grounds.items[number])
@@ -95,7 +78,7 @@ class Builder:
         return [Paragraph(found) for found in spans if visible(found)]
 
     def _entry(self, number: int, text: str) -> tuple[Inline, ...]:
-        return (self._item(number), Text(self._label["dash"]), *self._spans(text))
+        return (self._item(number), Text(_DASH), *self._spans(text))
 
     def summary(self, answer: SummaryAnswer) -> list[Block]:
         return self._paragraphs(answer.summary)
@@ -115,7 +98,7 @@ class Builder:
         blocks: list[Block] = []
         for entry in _unique_by_number(answer.discussions):
             views = [
-                (self._grounds.user(v.login), Text(self._label["sep"]), *self._spans(v.view))
+                (self._grounds.user(v.login), Text(self._sep), *self._spans(v.view))
                 for v in entry.viewpoints
                 if self._has(v.view)
             ]
@@ -125,7 +108,7 @@ class Builder:
                 else []
             )
             if views:
-                rows.append((Text(self._label["viewpoints"] + self._label["sep"], "bold"),))
+                rows.append((self._label("viewpoints"),))
             rows += views
             if self._has(entry.contention):
                 rows.append(self._labelled("contention", entry.contention))
@@ -138,7 +121,7 @@ class Builder:
     def trends(self, answer: TrendsAnswer) -> list[Block]:
         blocks = self._paragraphs(answer.overview)
         rows = [
-            (Text(t.term, "bold"), Text(self._label["sep"]), *self._spans(t.analysis))
+            (Text(t.term, "bold"), Text(self._sep), *self._spans(t.analysis))
             for t in answer.trends
             if t.term and self._has(t.analysis)
         ]
@@ -151,7 +134,7 @@ class Builder:
             (
                 *self._entry(c.number, c.change),
                 Text(" "),
-                Text(self._label["impact"] + self._label["sep"], "bold"),
+                self._label("impact"),
                 *self._spans(c.impact),
             )
             for c in _unique_by_number(answer.changes)

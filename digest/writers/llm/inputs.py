@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from digest.analysis.types import Analysis
+from digest.i18n import topic_title
 from digest.llm.cards import Source
-from digest.models import Comment, Item
+from digest.models import Comment, Item, Lang
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,7 @@ def _input(
     return SectionInput(section_id, sources, facts, keep, analysis.counts.as_dict())
 
 
-def summary(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def summary(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The day's most notable items, the counts, the activity, the topics and the trends."""
     picked = _dedupe(
         [hot.item for hot in analysis.hot[:3]]
@@ -87,22 +88,21 @@ def summary(analysis: Analysis, section_id: str, lang: str) -> SectionInput | No
         "counts": analysis.counts.as_dict(),
         "activity": _activity(analysis),
         "topics": [
-            {"topic": m.topic.title_zh if lang == "zh" else m.topic.title_en, "items": len(m.items)}
-            for m in analysis.topics
+            {"topic": topic_title(m.topic, lang), "items": len(m.items)} for m in analysis.topics
         ],
         "trends": [trend.term for trend in analysis.trends[:8]],
     }
     return _input(section_id, analysis, _sources(analysis, picked), facts, keep=12)
 
 
-def topic(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def topic(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The focus topic's items, best first, with their group."""
     name = section_id.split(":", 1)[1] if ":" in section_id else ""
     match = next((m for m in analysis.topics if m.topic.name == name), None)
     if match is None or not match.items:
         return None
     facts = {
-        "topic": match.topic.title_zh if lang == "zh" else match.topic.title_en,
+        "topic": topic_title(match.topic, lang),
         "items_in_topic": len(match.items),
     }
     comments = _comments(analysis)
@@ -113,7 +113,7 @@ def topic(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None
     return _input(section_id, analysis, sources, facts, keep=10)
 
 
-def hot(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def hot(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The most debated items, with their comments and participants."""
     if not analysis.hot:
         return None
@@ -128,7 +128,7 @@ def hot(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
     return _input(section_id, analysis, sources, {}, keep=len(sources))
 
 
-def trends(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def trends(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The recurring themes and a few items of each."""
     if not analysis.trends:
         return None
@@ -143,7 +143,7 @@ def trends(analysis: Analysis, section_id: str, lang: str) -> SectionInput | Non
     return _input(section_id, analysis, _sources(analysis, picked), facts, keep=8)
 
 
-def key_changes(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def key_changes(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The most important merged pull requests."""
     if not analysis.key_changes:
         return None
@@ -151,13 +151,13 @@ def key_changes(analysis: Analysis, section_id: str, lang: str) -> SectionInput 
     return _input(section_id, analysis, sources, {}, keep=5)
 
 
-def activity(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def activity(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The counts and the activity figures; no items."""
     facts = {"counts": analysis.counts.as_dict(), "activity": _activity(analysis)}
     return _input(section_id, analysis, (), facts, keep=0)
 
 
-def watch(analysis: Analysis, section_id: str, lang: str) -> SectionInput | None:
+def watch(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     """The open items worth watching, with why each was picked."""
     if not analysis.watch:
         return None

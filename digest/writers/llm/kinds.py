@@ -21,7 +21,7 @@ from digest.llm.grounding import Grounds
 from digest.llm.reasons import Reason
 from digest.llm.schema import strict_schema
 from digest.llm.substance import Problem
-from digest.models import Block
+from digest.models import Block, Lang
 from digest.writers.llm import inputs
 from digest.writers.llm.answers import (
     ActivityAnswer,
@@ -114,7 +114,7 @@ class SectionKind(Generic[A]):
     answer: type[A]
     task: str
     weight: float  # its share of the digest's token budget
-    inputs: Callable[[Analysis, str, str], SectionInput | None]  # (analysis, section id, lang)
+    inputs: Callable[[Analysis, str, Lang], SectionInput | None]  # (analysis, section id, lang)
     blocks: Callable[[Builder, A, SectionInput], list[Block]]
     length: Length
     checks: Callable[[A, Given], Sequence[Problem]] = _none

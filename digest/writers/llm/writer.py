@@ -18,7 +18,6 @@ import openai
 from pydantic import BaseModel
 
 from digest.analysis.types import Analysis
-from digest.i18n import norm_lang
 from digest.llm import prompts, substance
 from digest.llm.budget import Ledger, plan
 from digest.llm.cards import Card, fit
@@ -28,7 +27,7 @@ from digest.llm.loop import Budget, Fallback, add, ask_checked
 from digest.llm.prompts import Message
 from digest.llm.reasons import Reason, note
 from digest.llm.substance import Problem, Prompt
-from digest.models import Block, Section, Usage, iter_spans
+from digest.models import Block, Lang, Section, Usage, iter_spans
 from digest.writers.base import Writer, Written
 from digest.writers.llm.answers import Numbered, Viewpoint
 from digest.writers.llm.blocks import Builder, nodes, texts, visible
@@ -68,11 +67,10 @@ class LLMWriter:
         self._digest_tokens = digest_tokens
         self._max_output_tokens = max_output_tokens
 
-    async def write(self, analysis: Analysis, lang: str) -> Written:
+    async def write(self, analysis: Analysis, lang: Lang) -> Written:
         """Every section for ``lang``: the model's where it succeeds, the template's elsewhere."""
         started = time.monotonic()
         base = await self._fallback.write(analysis, lang)
-        lang = norm_lang(lang)
         asked: dict[str, tuple[SectionKind[BaseModel], SectionInput]] = {}
         for section in base.sections:
             kind = kind_of(section.id)
@@ -135,7 +133,7 @@ class _Run:
     name: str
     chat: ChatClient
     repo: str
-    lang: str
+    lang: Lang
     grounds: Grounds
     budget: Budget
 

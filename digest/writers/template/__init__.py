@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from digest.models import Lang
 from digest.writers.base import Written
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ class TemplateWriter:
 
     name = NAME
 
-    def sections(self, analysis: Analysis, lang: str) -> tuple[Section, ...]:
+    def sections(self, analysis: Analysis, lang: Lang) -> tuple[Section, ...]:
         """Every section, in report order."""
         from digest.writers.template.context import context
         from digest.writers.template.report import section_ids, write_section
@@ -29,5 +30,5 @@ class TemplateWriter:
         ctx = context(analysis, lang)
         return tuple(write_section(sid, ctx) for sid in section_ids(analysis))
 
-    async def write(self, analysis: Analysis, lang: str) -> Written:
+    async def write(self, analysis: Analysis, lang: Lang) -> Written:
         return Written(sections=self.sections(analysis, lang))

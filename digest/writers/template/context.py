@@ -17,8 +17,8 @@ from digest.analysis.text import (
     word_count,
 )
 from digest.analysis.types import Analysis
-from digest.i18n import count_of, norm_lang
-from digest.models import Comment, Item, ItemRef, ItemState, UserRef
+from digest.i18n import count_of
+from digest.models import Comment, Item, ItemRef, ItemState, Lang, UserRef
 from digest.spans import Spans, item_ref, join, say, user_ref
 
 _COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
@@ -34,7 +34,7 @@ class Context:
     """An analysis seen in one language, with the names a section may mention."""
 
     analysis: Analysis
-    lang: str
+    lang: Lang
     numbers: frozenset[int]
     logins: frozenset[str]
     known: Mapping[int, Item]  # the window's items by number
@@ -105,7 +105,7 @@ class Context:
         return shorten(text, limit)
 
 
-def context(analysis: Analysis, lang: str) -> Context:
+def context(analysis: Analysis, lang: Lang) -> Context:
     """The context of ``analysis`` in ``lang``: the items and people the window knows."""
     items = analysis.items
     window = analysis.data.window
@@ -113,7 +113,7 @@ def context(analysis: Analysis, lang: str) -> Context:
     logins.update(c.author for c in analysis.data.comments if window.contains(c.created_at))
     return Context(
         analysis=analysis,
-        lang=norm_lang(lang),
+        lang=lang,
         numbers=frozenset(item.number for item in items),
         logins=frozenset(logins),
         known={item.number: item for item in items},

@@ -90,7 +90,7 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
             if what
             else say("changes.entry_bare", lang, **parts)
         )
-        line.append(Text(" " if what else ("。" if lang == "zh" else ". ")))
+        line.append(Text(" " if what else phrase("common.full_stop", lang)))
         line.extend(impact(ctx, item))
         line.extend(ctx.fix_note(item))
         entries.append(tidy(line))

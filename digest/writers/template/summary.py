@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from digest.analysis.types import TOPIC_GROUPS, TopicMatch
-from digest.i18n import duration, group_title, topic_noun
+from digest.i18n import cased, duration, group_title, topic_noun
 from digest.models import Block, Inline, Paragraph
 from digest.spans import Spans, append_sentence, join, say, tidy
 from digest.writers.template.context import Context
@@ -33,7 +33,7 @@ def topic_groups(ctx: Context, match: TopicMatch) -> Spans:
 
 def _group_word(ctx: Context, group: str) -> str:
     title = group_title(group, ctx.lang)
-    return title.lower() if ctx.lang == "en" else title
+    return title.lower() if cased(ctx.lang) else title
 
 
 def summary(ctx: Context) -> tuple[Block, ...]:

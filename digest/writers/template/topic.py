@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
-from digest.i18n import group_title, state_of, topic_noun
+from digest.i18n import cased, group_title, latin_gap, spaced, state_of, topic_noun
 from digest.models import (
     Block,
     BulletList,
@@ -47,7 +47,7 @@ def _described(ctx: Context, item: Item) -> Spans:
     """What the item does, as an explanation: ``性能优化，涉及 MoE`` / ``Faster …; touches MoE.``"""
     spans = impact_text(ctx, item)
     first = spans[0]
-    if ctx.lang == "zh" or not isinstance(first, Text):
+    if not cased(ctx.lang) or not isinstance(first, Text):
         return spans
     return tidy([Text(first.text[:1].upper() + first.text[1:]), *spans[1:], Text(".")])
 
@@ -78,8 +78,8 @@ def takeaway(ctx: Context, match: TopicMatch) -> Spans:
     ]
     groups = topic_groups(ctx, match)
     first = groups[0] if groups else None
-    if lang == "zh" and isinstance(first, Text) and first.text[:1].isascii():
-        groups = (Text(" "), *groups)  # 其中 Bug 修复…, but 其中性能与内核…
+    if isinstance(first, Text) and (gap := latin_gap(first.text, lang)):
+        groups = (Text(gap), *groups)  # 其中 Bug 修复…, but 其中性能与内核…
     out: list[Inline] = list(
         say(
             "topic.takeaway",
@@ -100,7 +100,7 @@ def takeaway(ctx: Context, match: TopicMatch) -> Spans:
     elif landed:
         best = max(landed, key=lambda hit: hit.score)
         closing = say("topic.landed", lang, item=ctx.item(best.item))
-    if closing and lang == "en":
+    if closing and spaced(lang):
         out.append(Text(" "))
     return tidy([*out, *closing])
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from bot.commands.grammar import DigestCommand, Options, SettingsCommand, UsageE
 from bot.commands.runner import ReportCore
 from config.settings import AppConfig, load_config
 from digest.backends.sqlite.state import SQLiteState
+from digest.models import Lang
 
 NOW = datetime(2026, 2, 1, 4, 0, tzinfo=UTC)
 
@@ -71,6 +72,19 @@ async def test_defaults_are_kept_per_platform_and_survive_a_new_store(store: Def
     await store.put("slack", "channel", "1", Defaults(lang="zh"))
     assert await store.get("discord", "channel", "1") == Defaults()
     assert await store.get("slack", "channel", "1") == Defaults(lang="zh")
+
+
+async def test_a_stored_language_that_is_none_of_ours_is_not_a_default() -> None:
+    """A channel's stored ``lang`` that names no language is unset (the rest is kept): the
+    caller's locale decides, as if the channel had none."""
+    state = SQLiteState(":memory:", clock=lambda: NOW)
+    raw = '{"lang": "fr", "repo": "sgl-project/sglang", "timezone": null, "topics": null}'
+    await state.set("defaults:slack:channel:C1", raw, timedelta(days=1))
+    store = DefaultsStore(state)
+    assert await store.get("slack", "channel", "C1") == Defaults(repo="sgl-project/sglang")
+    resolved = await Resolver(store, "slack", Lang.EN).resolve(_says("zh-CN"))
+    assert resolved.defaults.lang is Lang.ZH
+    await state.close()
 
 
 def test_the_configured_default_language_is_the_last_resort() -> None:

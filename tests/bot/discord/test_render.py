@@ -17,6 +17,7 @@ from digest.models import (
     BulletList,
     Digest,
     ItemRef,
+    Lang,
     Paragraph,
     Section,
     Text,
@@ -88,6 +89,8 @@ async def test_long_summary_continues_in_the_thread(core: ReportCore) -> None:
     validate(post)
     assert post.parent.embeds[0].description.endswith("*… continued in the thread*")
     assert post.thread[0].embeds[0].title == "📊 Daily summary"
+    chinese = render_discord(dataclasses.replace(long, lang=Lang.ZH))
+    assert chinese.parent.embeds[0].description.endswith("*… 完整内容见讨论串*")
 
 
 @pytest.mark.parametrize("lead", ["x", "xx", "xxx"])

@@ -26,7 +26,7 @@ from digest.models import (
 from digest.spans import user_url
 from digest.writers.template import TemplateWriter
 from digest.writers.template.report import section_ids
-from tests.digest.test_i18n import EN_HEADINGS, ZH_HEADINGS
+from tests.digest.i18n.test_titles import EN_HEADINGS, ZH_HEADINGS
 from tests.support.analysis_sample import (
     REPO,
     REPO_URL,

@@ -5,7 +5,8 @@ backslash-escaped (``[`` and ``]`` so no masked link can form; ``#``, ``-``, ``+
 dot of ``1.`` where a line could start), ``@everyone``/``@here`` get a zero-width space, and
 ``<`` is escaped so ``<@id>``, ``<#id>``, ``<@&id>`` and ``<t:…>`` stay literal. Only
 ``ItemRef`` and ``UserRef`` become masked links, with the URL in angle brackets so Discord shows
-no preview.
+no preview; an address in text or in a title (``https://evil.example``, ``dev@example.com``) is
+inline code, which Discord never links (``digest.render.unlinked``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from urllib.parse import quote, urlsplit
 
 from bot.commands.grammar import command_line
 from digest.models import Inline, ItemRef, Pointer, Text, UserRef
+from digest.render.unlinked import unlinked
 
 ZWSP = "\u200b"
 _SPECIAL = re.compile(r"([\\*_~`|>\[\]<])")
@@ -56,9 +58,14 @@ def safe_url(url: str) -> str | None:
 
 
 def link(label: str, url: str) -> str:
-    """A masked link with an escaped label; the label alone when the URL is unusable."""
+    """A masked link with an escaped label (its addresses as code); the label alone when the
+    URL is unusable."""
     target = safe_url(url)
-    text = escape(label, line_start=False).strip()
+    text = "".join(
+        _code(span.text) if span.style == "code" else escape(span.text, line_start=False)
+        for span in unlinked((Text(label),))
+        if isinstance(span, Text)
+    ).strip()
     return f"[{text}](<{target}>)" if target else text
 
 
@@ -95,7 +102,7 @@ def tokens(span: Inline) -> list[str]:
 def line_tokens(spans: tuple[Inline, ...]) -> list[str]:
     """The tokens of a run of spans, with doubled and edge spaces removed."""
     out: list[str] = []
-    for span in spans:
+    for span in unlinked(spans):
         for token in tokens(span):
             if token == " " and (not out or out[-1] == " "):
                 continue

@@ -20,6 +20,7 @@ from bot.commands.grammar import (
     subscribe_command,
 )
 from bot.slack.mrkdwn import escape, link, plain
+from bot.slack.pack import section_block
 from digest.models import Lang
 from digest.render.html import page_path
 from digest.windows import parse_day_start, zone
@@ -39,7 +40,7 @@ def latest_days(now: datetime, timezone: str, day_start: str, count: int = 3) ->
 
 
 def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text[:_TEXT]}}
+    return section_block(text[:_TEXT])
 
 
 def home_view(

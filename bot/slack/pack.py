@@ -114,8 +114,15 @@ def pack_texts(units: Iterable[Unit], limit: int = MAX_SECTION_TEXT) -> list[str
     return texts
 
 
+def mrkdwn(text: str) -> dict[str, Any]:
+    """A mrkdwn text object sent ``verbatim``: Slack links, mentions and channel names only
+    what the text marks up itself (``<url|label>``), never a bare domain, ``#name`` or ``@name``
+    of the text."""
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
 def section_block(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return {"type": "section", "text": mrkdwn(text)}
 
 
 def header_block(text: str) -> dict[str, Any]:
@@ -123,7 +130,7 @@ def header_block(text: str) -> dict[str, Any]:
 
 
 def context_block(texts: Iterable[str]) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": t} for t in texts]}
+    return {"type": "context", "elements": [mrkdwn(t) for t in texts]}
 
 
 def pack_blocks(

@@ -38,6 +38,7 @@ from digest.models import (
     UserRef,
 )
 from digest.render.chat import for_chat
+from digest.render.unlinked import unlinked
 from digest.windows import format_window
 
 SlackMessage = dict[str, Any]
@@ -81,9 +82,10 @@ def _text_atoms(span: Text) -> list[str]:
 
 
 def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
-    """The mrkdwn of ``spans`` as atoms: escaped words, whitespace runs and whole links."""
+    """The mrkdwn of ``spans`` as atoms: escaped words, whitespace runs and whole links; an
+    address in text is code, never a link (``digest.render.unlinked``)."""
     atoms: list[str] = []
-    for span in spans:
+    for span in unlinked(spans):
         if isinstance(span, Text):
             atoms.extend(_text_atoms(span))
         elif isinstance(span, ItemRef):

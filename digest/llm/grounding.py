@@ -4,7 +4,9 @@ A model's text may name an item only as ``#N`` (or by its GitHub URL) and a pers
 ``@login``, and only items and people of the window's data. Anything else makes the text
 ungrounded: the writer asks once more, then falls back to the template. Other spellings of a
 reference (``owner/repo#N``, ``PR#N``, full-width ``＃N``, ``issue N``, ``pull/N``, links without a
-scheme) are checked too, so nothing outside the window can be named.
+scheme) are checked too, so nothing outside the window can be named. Nor can anything outside
+GitHub: every address (``digest.analysis.addresses``: a bare domain, ``hxxps://``, an e-mail
+address), code spans included, must be the GitHub link of one of the window's items or people.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from digest.analysis.addresses import spans_of
 from digest.analysis.analyze import active_items
 from digest.analysis.types import WindowData
 from digest.github.names import LOGIN
@@ -82,6 +86,14 @@ class Grounds:
             return int(match.group(1))
         return None
 
+    def person(self, url: str) -> str | None:
+        """The login of the window person whose GitHub profile ``url`` is, if any."""
+        host = re.escape(urlsplit(self.repo_url).netloc or "github.com")
+        match = re.fullmatch(
+            rf"(?:https?://)?(?:www\.)?{host}/({LOGIN})/?", url.rstrip(".,;:!?"), re.I
+        )
+        return self.login(match.group(1)) if match else None
+
     def login(self, name: str) -> str | None:
         """The login as written in the data, if ``name`` is one of the window's people."""
         return self.logins.get(name.lower())
@@ -90,9 +102,18 @@ class Grounds:
         """What in ``texts`` is not grounded in the window's data, each problem once."""
         found: dict[str, None] = {}
         for text in texts:
-            for url in _URL.findall(text):
-                if self.item_number(url) is None:
+            links = [(m.start(), m.end()) for m in _URL.finditer(text)]
+            for start, end in links:
+                url = text[start:end]
+                if self.item_number(url) is None and self.person(url) is None:
                     found.setdefault(f"the link {url} is not an item of the data", None)
+            for start, end in spans_of(text):
+                address = text[start:end]
+                inside = any(s < end and start < e for s, e in links)
+                if not inside and self.item_number(address) is None and not self.person(address):
+                    found.setdefault(
+                        f"the address {address} is not a GitHub link of the data", None
+                    )
             numbers = _NUMBER.findall(text) + _GLUED_NUMBER.findall(text)
             for raw in numbers + _BARE_REF.findall(text):
                 if int(raw) not in self.items:
@@ -149,15 +170,19 @@ class Grounds:
             login = self.login(token[1:])
             return self.user(login) if login else None
         number = self.item_number(token)
-        if number is None:
-            return None
-        return ItemRef(number, self.items[number].url)
+        if number is not None:
+            return ItemRef(number, self.items[number].url)
+        login = self.person(token)
+        return self.user(login) if login else None
 
 
 def mask(text: str, grounds: Grounds) -> str:
     """Item text with references outside the window replaced, so a model cannot repeat them."""
     text = _PLATFORM_MENTION.sub("(mention)", text)
     text = _URL.sub(lambda m: m.group(0) if grounds.item_number(m.group(0)) else "(link)", text)
+    for start, end in reversed(spans_of(text)):
+        if not grounds.item_number(text[start:end]):
+            text = f"{text[:start]}(link){text[end:]}"
     for number in (_NUMBER, _GLUED_NUMBER):
         text = number.sub(
             lambda m: m.group(0) if int(m.group(1)) in grounds.items else "(ref)", text

@@ -1,7 +1,8 @@
 """HTML pages of the report website: pure functions of the digest model and the site's indexes.
 
 Jinja2 renders them with autoescape on, so every string from GitHub is escaped; links go only to
-http(s) URLs (``safe_url``); the only markup not escaped is the SVG of a chart, which
+http(s) URLs (``safe_url``), and an address in text is shown as ``<code>``, never linked
+(``digest.render.unlinked``); the only markup not escaped is the SVG of a chart, which
 ``digest.render.charts`` draws from counts and fixed labels (matplotlib escapes its text).
 Every page carries a Content-Security-Policy: report and index pages run no script at all; the
 search page runs only the site's own files.
@@ -38,6 +39,7 @@ from digest.models import (
 )
 from digest.render.charts import Chart, render_svg
 from digest.render.markdown import safe_url
+from digest.render.unlinked import unlinked
 from digest.windows import format_moment, format_window
 
 CSP_STATIC = (
@@ -164,6 +166,7 @@ def _env() -> Environment:
         is_text=lambda span: isinstance(span, Text),
     )
     env.filters["slug"] = anchor
+    env.filters["unlinked"] = unlinked
     return env
 
 

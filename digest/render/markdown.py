@@ -3,7 +3,8 @@
 Pure functions of the model. Untrusted text is escaped where Markdown or GitHub would read it:
 it never becomes emphasis, code, a link, an image, HTML, an entity, a table, a strikethrough,
 a mention, or (at the start of a line) a heading, quote, list or rule. What Markdown would not
-read stays as written (``snake_case``, ``ok ~ fine``).
+read stays as written (``snake_case``, ``ok ~ fine``). An address in it (``evil.example/fix.sh``,
+``dev@example.com``) becomes a code span (``digest.render.unlinked``), which no Markdown links.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from digest.models import (
     Pointer,
     Section,
     Subheading,
+    Text,
     UserRef,
 )
+from digest.render.unlinked import unlinked
 from digest.windows import format_moment, format_window
 
 _SPECIAL = re.compile(r"([\\`*\[\]<>|])")
@@ -83,6 +86,15 @@ def code(text: str) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+def label_text(text: str) -> str:
+    """Untrusted text as the label of a link: escaped, its addresses as code spans."""
+    return "".join(
+        code(span.text) if span.style == "code" else escape(span.text)
+        for span in unlinked((Text(text),))
+        if isinstance(span, Text)
+    )
+
+
 def link(label: str, url: str) -> str:
     """``[label](url)``, ``label`` already Markdown; the label alone when the URL is unusable."""
     target = safe_url(url)
@@ -93,8 +105,8 @@ def inline(span: Inline, pointer: PointerSyntax | None = None) -> str:
     """One span as Markdown: escaped text, ``[#123 title](url)`` or ``[@login](url)``; a pointer
     as the code ``pointer`` writes, nothing without one (digests point nowhere)."""
     if isinstance(span, ItemRef):
-        label = f"#{span.number}" + (f" {escape(span.title)}" if span.title else "")
-        return link(label, span.url)
+        text = f"#{span.number}" + (f" {label_text(span.title)}" if span.title else "")
+        return link(text, span.url)
     if isinstance(span, UserRef):
         return link(f"@{escape(span.login)}", span.url)
     if isinstance(span, Pointer):
@@ -120,8 +132,8 @@ def emphasis(text: str, mark: str) -> str:
 
 
 def line(spans: tuple[Inline, ...], write: Callable[[Inline], str] = inline) -> str:
-    """Spans rendered on one line by ``write``, its start guarded."""
-    return _guard_start("".join(write(span) for span in spans).strip())
+    """Spans rendered on one line by ``write``, its start guarded, its addresses unlinked."""
+    return _guard_start("".join(write(span) for span in unlinked(spans)).strip())
 
 
 def block(item: Block) -> str:

@@ -136,7 +136,8 @@ async def test_hostile_github_text_is_neutralised(bot: ReportClient, fake: FakeD
     assert re.search(r"@(everyone|here)", everything) is None  # a zero-width space follows "@"
     assert UNESCAPED_MENTION.search(everything) is None
     assert re.search(r"(?<!\\)\]\(<?https://evil", everything) is None  # no masked evil link
-    assert "\\[github.com/vllm-project/vllm\\](https://evil.example)" in everything
+    # both addresses of the spoof are code, neither linked
+    assert "\\[`github.com/vllm-project/vllm`\\](`https://evil.example`)" in everything
     assert "**bold**" not in everything and "\\*\\*bold\\*\\*" in everything
     assert "||spoiler||" not in everything
     assert f"[@\u200b{HOSTILE_LOGIN}](<https://github.com/{HOSTILE_LOGIN}>)" in everything

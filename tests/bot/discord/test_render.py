@@ -12,6 +12,7 @@ from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
 from bot.discord import render_answer, render_discord, validate
 from bot.discord.limits import THREAD_NAME, problems
+from digest.analysis.addresses import addresses
 from digest.models import (
     Answer,
     BulletList,
@@ -25,6 +26,8 @@ from digest.models import (
 )
 from digest.render.chat import TOP_ENTRIES
 from tests.bot.discord.conftest import synthetic_digest
+from tests.support.discord_helpers import texts
+from tests.support.outside import ADDRESSES, GITHUB, with_outside_text
 
 
 async def _sample(core: ReportCore, lang: str = "en") -> Digest:
@@ -196,3 +199,15 @@ def test_sections_that_fell_back_are_counted_in_the_source_field() -> None:
     assert any("Template fallbacks: language 1" in f.value for f in fields)
     plain = render_discord(digest).parent.embeds[0].fields
     assert not any("fallbacks" in f.value for f in plain)
+
+
+async def test_no_rendered_digest_links_outside_github(core: ReportCore) -> None:
+    """Addresses in excerpts and titles are inline code: every masked link goes to GitHub, and
+    no address is left where Discord would link it."""
+    post = render_discord(with_outside_text(await _sample(core)))
+    text = "\n".join(t for m in post.messages for t in texts(m.to_dict()))
+    targets = re.findall(r"\]\(<([^>]+)>\)", text)
+    assert targets and all(GITHUB.match(url) for url in targets)
+    for address in ADDRESSES:
+        assert f"`{address}`" in text
+    assert not addresses(re.sub(r"`[^`]*`|\]\(<[^>]*>\)", " ", text))

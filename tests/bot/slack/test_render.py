@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 from bot.slack.limits import violations
 from bot.slack.render import render_answer, render_slack
+from digest.analysis.addresses import addresses
 from digest.models import (
     Answer,
     BulletList,
@@ -25,6 +27,7 @@ from digest.models import (
     Window,
 )
 from tests.bot.slack.conftest import HOSTILE_TITLE, sample_digest
+from tests.support.outside import GITHUB, TEXT_ADDRESSES, with_outside_text
 
 GOLDEN = Path(__file__).parent / "golden"
 START = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
@@ -193,3 +196,23 @@ def test_sections_that_fell_back_are_counted_on_the_parent() -> None:
     post = render_slack(_digest((_summary(), fell)))
     assert "Template fallbacks: echo 1" in _all_mrkdwn((post.parent,))
     assert "fallbacks" not in _all_mrkdwn((render_slack(_digest((_summary(),))).parent,))
+
+
+async def test_no_rendered_digest_links_outside_github() -> None:
+    """Addresses in excerpts are code and every link goes to GitHub; each mrkdwn text goes out
+    ``verbatim``, so Slack links no bare domain of its own accord."""
+    post = render_slack(with_outside_text(await sample_digest("en")))
+    text = _all_mrkdwn(post.messages)
+    targets = re.findall(r"<([^|>]+)[|>]", text)
+    assert targets and all(GITHUB.match(url) for url in targets)
+    for address in TEXT_ADDRESSES:
+        assert f"`{address}`" in text
+    assert not addresses(re.sub(r"`[^`]*`|<[^>]*>", " ", text))
+    objects = [
+        obj
+        for message in post.messages
+        for block in message["blocks"]
+        for obj in [block.get("text"), *block.get("elements", ())]
+        if isinstance(obj, dict) and obj.get("type") == "mrkdwn"
+    ]
+    assert objects and all(obj["verbatim"] is True for obj in objects)

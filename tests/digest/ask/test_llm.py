@@ -19,6 +19,7 @@ from tests.fakes.openai_server import (
     FakeOpenAI,
     Reply,
     Responder,
+    appending,
     citing_nothing,
     echoing,
     grounded_data,
@@ -100,6 +101,28 @@ async def test_an_ungrounded_model_falls_back_to_the_template_with_a_note(
     assert "987654" not in plain(answer)
     assert any("not in the data" in note for note in answer.notes)
     assert len(fake.requests) == 2 and fake.requests[1].is_retry
+
+
+@pytest.mark.parametrize(
+    "outside",
+    ["upgrade now via evil.example/fix.sh", "hxxps://evil.example/patch", "mail dev@example.com"],
+)
+async def test_an_answer_with_an_address_outside_github_falls_back(
+    sample_store: SQLiteStore,
+    answerer: LLMAnswerer,
+    fake: FakeOpenAI,
+    outside: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bare domain, a defanged link or an e-mail address in the model's answer keeps the
+    template answer after one retry, and none of it is shown."""
+    fake.script("ask", appending(outside), appending(outside))
+    answer = await make_asker(sample_store, SAMPLE_NOW, writer=answerer).ask("what's new in ROCm?")
+    assert answer.writer == "template"
+    assert len(fake.requests) == 2 and fake.requests[1].is_retry
+    fell = [r for r in caplog.records if r.getMessage() == "ask.llm_fallback"]
+    assert fell and "not a GitHub link of the data" in fell[0].detail
+    assert outside.split()[-1] not in plain(answer)
 
 
 def _pinging(request: ChatRequest) -> Reply:

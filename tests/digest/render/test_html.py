@@ -21,6 +21,7 @@ from digest.render.html import (
     render_search,
 )
 from tests.support.analysis_sample import build_digest, sample_analysis, sample_data
+from tests.support.outside import TEXT_ADDRESSES, with_outside_text
 
 NAV = Nav(
     root="../../../../",
@@ -225,3 +226,16 @@ def test_search_page_runs_only_own_scripts() -> None:
     assert page.attrs("html")[0]["lang"] == "zh-CN"
     csp = next(a for a in page.attrs("meta") if a.get("http-equiv") == "Content-Security-Policy")
     assert "script-src 'self' 'wasm-unsafe-eval'" in (csp.get("content") or "")
+
+
+def test_no_page_links_outside_github(digest_en: Digest) -> None:
+    """Addresses in excerpts are shown as code, never as links (a title's stay the text of its
+    item's link): every link of a report page goes to GitHub or within the site."""
+    page = parse(render_report(with_outside_text(digest_en), NAV))
+    for link in page.attrs("a"):
+        href = link.get("href") or ""
+        assert href.startswith(("https://github.com/", "../", "#")), href
+    html = render_report(with_outside_text(digest_en), NAV)
+    for address in TEXT_ADDRESSES:
+        assert f"<code>{address}</code>" in html
+    assert "<code>torch.compile</code>" not in html

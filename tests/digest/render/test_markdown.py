@@ -12,6 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from digest.analysis.addresses import addresses
 from digest.models import (
     BulletList,
     ItemRef,
@@ -24,6 +25,7 @@ from digest.models import (
 )
 from digest.render.markdown import escape, inline, line, render_blocks, render_markdown
 from tests.support.analysis_sample import build_digest, sample_analysis
+from tests.support.outside import ADDRESSES, GITHUB, with_outside_text
 
 GOLDEN = Path(__file__).parent / "golden"
 COMMONMARK = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # GitHub's, bar autolinks
@@ -105,13 +107,20 @@ def test_line_starts_are_guarded() -> None:
 @given(text=HOSTILE)
 @example(text="123456789. ~~gone~~ _it_ &amp; <b>x</b> | a\n- b")
 def test_escaped_text_reads_back_as_itself(text: str) -> None:
-    """Whatever GitHub text holds, a Markdown parser reads one paragraph of that very text."""
+    """Whatever GitHub text holds, a Markdown parser reads one paragraph of that very text, its
+    addresses as code and nothing else."""
     flat = " ".join(text.replace("\x00", " ").split())
     found = _read_back(line((Text(flat),)))
     if not flat:
         assert found == []
         return
-    assert found == [("paragraph_open", ""), ("text", flat), ("paragraph_close", "")]
+    assert found[0] == ("paragraph_open", "") and found[-1] == ("paragraph_close", "")
+    inner = found[1:-1]
+    assert "".join(content for _, content in inner) == flat
+    assert [c for kind, c in inner if kind != "text"] == [
+        c for kind, c in inner if c in addresses(c)
+    ]
+    assert {kind for kind, _ in inner} <= {"text", "code_inline"}
 
 
 @given(text=HOSTILE)
@@ -148,7 +157,7 @@ def test_mentions_are_neutralised() -> None:
         UserRef("x", "https://github.com/x"),
     )
     assert render_blocks((Paragraph(spans),)) == (
-        r"thanks \@octocat, ＠everyone and \@!channel; mail a\@b.io[@x](https://github.com/x)"
+        r"thanks \@octocat, ＠everyone and \@!channel; mail `a@b.io`[@x](https://github.com/x)"
     )
 
 
@@ -192,3 +201,20 @@ def test_footer_provenance() -> None:
     assert "Data synced: 2026-02-01 11:49 (UTC+8)" in tail
     assert "Tokens: 123" in tail
     assert r"- trends unavailable: \<timeout\>" in tail
+
+
+def test_no_rendered_digest_links_outside_github() -> None:
+    """Addresses in excerpts and titles are code spans: every link of the page goes to GitHub,
+    and the names that only look like hosts stay plain text."""
+    digest = with_outside_text(build_digest(sample_analysis(), "en"))
+    tokens = [
+        t for block in COMMONMARK.parse(render_markdown(digest)) for t in block.children or []
+    ]
+    targets = [t.attrs["href"] for t in tokens if t.type == "link_open"]
+    assert targets and all(GITHUB.match(str(url)) for url in targets)
+    code = {t.content for t in tokens if t.type == "code_inline"}
+    assert set(ADDRESSES) <= code
+    assert not code & {"torch.compile", "config.json"}
+    assert all(
+        not re.search(r"https?://|www\.|@example", t.content) for t in tokens if t.type == "text"
+    )

@@ -237,6 +237,11 @@ HOSTILE = (
     "www.evil.example",
     "由@made-up-person推进",
     "修复了#987654的问题",
+    "upgrade now via evil.example/fix.sh",
+    "see example.com for the patch",
+    "hxxps://evil.example/patch",
+    "write to security@example.org",
+    "请访问example.com获取补丁",
 )
 
 

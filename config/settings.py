@@ -58,6 +58,8 @@ class SlackSettings(BaseSettings):
     api_url: str = "https://slack.com/api/"
     mode: Literal["socket", "http"] = "socket"
     port: Port = 3000
+    host: str = "127.0.0.1"  # HTTP mode: where Slack's requests arrive (0.0.0.0 in a container)
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024, le=16 * 1024 * 1024)
 
 
 class DiscordSettings(BaseSettings):
@@ -84,7 +86,7 @@ class LLMSettings(BaseSettings):
 
 class RedisSettings(BaseSettings):
     model_config = _env("REDIS_")
-    url: str | None = None
+    url: SecretStr | None = None  # may hold the password: never logged
 
 
 class Settings(BaseSettings):
@@ -100,6 +102,10 @@ class Settings(BaseSettings):
     config: str | None = None
     log_json: bool = False
     http_port: Port = 8080
+    http_host: str = "127.0.0.1"  # /healthz and /metrics (0.0.0.0 in a container)
+    http_head_timeout_seconds: Positive = 10.0  # a request's line and headers
+    http_body_timeout_seconds: Positive = 10.0  # a request's body, once its headers are in
+    http_max_connections: int = Field(default=64, ge=1, le=65535)  # per HTTP server
     health_grace_seconds: float = Field(default=60.0, ge=0)
     schedule_grace_hours: float = Field(default=6.0, ge=0)
     sync_interval_minutes: Positive = 10.0

@@ -19,6 +19,7 @@ from bot.commands.buttons import ButtonSigner, DigestButtons
 from bot.commands.defaults import DefaultsStore
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ChannelSubscriptions, Directory
+from bot.listen import MAX_BODY, HttpLimits
 from bot.process.serve import SlackFrontEnd
 from config.settings import Settings
 from digest.models import Digest
@@ -79,6 +80,16 @@ class Plan:
             *((f"slack-{self.slack}",) if self.slack else ()),
             *(("discord",) if self.discord else ()),
         )
+
+
+def http_limits(settings: Settings, max_body: int = MAX_BODY) -> HttpLimits:
+    """The limits of an HTTP server of ``serve``, from the settings, with ``max_body``."""
+    return HttpLimits(
+        head_s=settings.http_head_timeout_seconds,
+        body_s=settings.http_body_timeout_seconds,
+        max_body=max_body,
+        max_connections=settings.http_max_connections,
+    )
 
 
 def plan(settings: Settings) -> Plan:
@@ -175,6 +186,8 @@ def slack_front_end(
         signed=bool(signing),
         app_token=app_token.get_secret_value() if app_token is not None else None,
         port=settings.slack.port,
+        host=settings.slack.host,
+        limits=http_limits(settings, settings.slack.max_body_bytes),
         ping_s=ping_s,
     )
     daily = SlackDaily(

@@ -26,6 +26,7 @@ from bot.compose.front_ends import (
     ChatParts,
     DailyPoster,
     discord_front_end,
+    http_limits,
     plan,
     slack_front_end,
 )
@@ -168,6 +169,8 @@ def build_services(
         threads=recovery,
         metrics=registry,
         http_port=settings.http_port,
+        http_host=settings.http_host,
+        http_limits=http_limits(settings),
         slack=slack.front_end if slack is not None else None,
         discord=discord.front_end if discord is not None else None,
         discord_token=discord_token.get_secret_value() if discord_token is not None else None,
@@ -252,7 +255,6 @@ async def serve(
     stop: asyncio.Event | None = None,
     handle_signals: bool = True,
     drain_s: float = DRAIN_S,
-    http_host: str = "0.0.0.0",
     err: TextIO | None = None,
     errors: ErrorCounter | None = None,
 ) -> int:
@@ -274,7 +276,7 @@ async def serve(
     try:
         async with build_runtime(settings, config, clock=clock) as runtime:
             services = build_services(settings, config, runtime, clock=clock, errors=errors)
-            process = BotProcess(services, stop=stop, drain_s=drain_s, http_host=http_host)
+            process = BotProcess(services, stop=stop, drain_s=drain_s)
             return await process.run()
     finally:
         remove_signals()

@@ -51,7 +51,7 @@ async def build_storage(
 ) -> Storage:
     """The storage bundle: Redis when ``REDIS_URL`` is set (for replicas), else SQLite files."""
     db = db_path(settings.db)
-    if settings.redis.url:
+    if settings.redis.url is not None:
         from redis.asyncio import Redis
 
         from digest.backends.redis.ledger import RedisLedger
@@ -60,7 +60,9 @@ async def build_storage(
 
         try:
             client = Redis.from_url(
-                settings.redis.url, socket_connect_timeout=1.0, socket_timeout=2.0
+                settings.redis.url.get_secret_value(),
+                socket_connect_timeout=1.0,
+                socket_timeout=2.0,
             )
         except ValueError as exc:  # the URL is not repeated: it may hold a password
             raise ConfigError(

@@ -1,4 +1,5 @@
-"""``/healthz`` and ``/metrics`` of the bot process, on a local HTTP port."""
+"""``/healthz`` and ``/metrics`` of the bot process, on a local HTTP port (within the limits of
+:mod:`bot.listen`: headers and bodies in time, small bodies, a cap on connections)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.listen import listen
+from bot.listen import HttpLimits, Listener, bounded_app, listen
 from bot.process.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,9 @@ Report = Callable[[], Awaitable[tuple[bool, Mapping[str, Any]]]]
 """Whether the process is healthy, and what ``/healthz`` says about each component."""
 
 
-def health_app(report: Report, metrics: Metrics) -> web.Application:
+def health_app(
+    report: Report, metrics: Metrics, limits: HttpLimits | None = None
+) -> web.Application:
     """``GET /healthz`` (200 when healthy, else 503, with the report) and ``GET /metrics``."""
 
     async def healthz(request: web.Request) -> web.Response:
@@ -33,7 +36,7 @@ def health_app(report: Report, metrics: Metrics) -> web.Application:
         body = metrics.render().encode()
         return web.Response(body=body, headers={"Content-Type": PROMETHEUS_TEXT})
 
-    app = web.Application()
+    app = bounded_app(limits or HttpLimits())
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_text)
     return app
@@ -41,15 +44,20 @@ def health_app(report: Report, metrics: Metrics) -> web.Application:
 
 @dataclass(slots=True)
 class HealthServer:
-    runner: web.AppRunner
-    port: int
+    listener: Listener
+
+    @property
+    def port(self) -> int:
+        return self.listener.port
 
     async def stop(self) -> None:
-        await self.runner.cleanup()
+        await self.listener.close()
 
 
-async def start_health(app: web.Application, host: str, port: int) -> HealthServer:
-    """Serve ``app`` on ``host:port`` (port 0 picks a free one)."""
-    runner, bound = await listen(app, host, port)
-    log.info("serve.http_listening", extra={"host": host, "port": bound})
-    return HealthServer(runner, bound)
+async def start_health(
+    app: web.Application, host: str, port: int, limits: HttpLimits | None = None
+) -> HealthServer:
+    """Serve ``app`` on ``host:port`` (port 0 picks a free one) within ``limits``."""
+    listener = await listen(app, host, port, limits)
+    log.info("serve.http_listening", extra={"host": host, "port": listener.port})
+    return HealthServer(listener)

@@ -4,7 +4,8 @@
 (:func:`bot.compose.services.serve`): every front end with its tokens (Slack in Socket Mode or
 HTTP mode, Discord over its gateway); a token that Slack or Discord refuses at start-up ends the
 process with exit code 1. ``/healthz`` and ``/metrics``
-listen on ``VLLM_REPORT_HTTP_PORT``. SIGTERM (or SIGINT) stops new work at once; posts in flight
+listen on ``VLLM_REPORT_HTTP_HOST:VLLM_REPORT_HTTP_PORT`` (127.0.0.1 unless told), within the
+limits of :mod:`bot.listen`. SIGTERM (or SIGINT) stops new work at once; posts in flight
 get ``drain_s`` seconds to finish, and a daily post still in flight by then is released with
 the parts of its thread that are out recorded, so the next run (here or on another replica)
 completes it.
@@ -29,12 +30,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands.subscriptions import ChannelCheck, SeedableStore, seed_subscriptions
 from bot.connection import Connection
+from bot.listen import HttpLimits
 from bot.process.health import HealthServer, health_app, start_health
 from bot.process.metrics import Metrics
 from bot.process.refresh import MirrorSync
 from bot.slack import run_http, run_socket_mode
 from bot.slack.jobs import Jobs
 from bot.slack.post import slack_error
+from bot.slack.run import SLACK_LIMITS
 from config.settings import AppConfig
 from digest.errors import DigestError
 from digest.schedule.command_threads import ThreadRecovery
@@ -60,8 +63,10 @@ class SlackFrontEnd:
     web_client: AsyncWebClient
     jobs: Jobs  # what the bot does after acknowledging; drained on stop
     signed: bool  # built with a signing secret: HTTP requests can be verified
-    app_token: str | None  # Socket Mode with it, HTTP mode (on ``port``) without
+    app_token: str | None  # Socket Mode with it, HTTP mode (on ``host:port``) without
     port: int
+    host: str = "127.0.0.1"
+    limits: HttpLimits = SLACK_LIMITS
     ping_s: float = 10.0  # Socket Mode's ping interval (and reconnect pace)
     link: Connection = field(default_factory=Connection)  # the session, or the endpoint, is up
 
@@ -79,6 +84,8 @@ class Services:
     threads: ThreadRecovery  # completes the command threads a replica left short
     metrics: Metrics
     http_port: int
+    http_host: str = "127.0.0.1"
+    http_limits: HttpLimits = field(default_factory=HttpLimits)
     slack: SlackFrontEnd | None = None
     discord: ReportClient | None = None
     discord_token: str | None = None
@@ -158,7 +165,6 @@ class BotProcess:
         *,
         stop: asyncio.Event,
         drain_s: float = DRAIN_S,
-        http_host: str = "0.0.0.0",
     ) -> None:
         self.services = services
         self.scheduler = services.scheduler
@@ -167,7 +173,6 @@ class BotProcess:
         self.discord_client = services.discord
         self.stop = stop
         self.drain_s = drain_s
-        self.http_host = http_host
         self.components = _Components()
         self.health: HealthServer | None = None
         self.started = asyncio.Event()
@@ -194,12 +199,14 @@ class BotProcess:
             self.components.start("sync", self.sync.run_forever(self.stop))
         if services.site is not None:
             self.components.start("site", services.site.run(self.stop))
-        app = health_app(self.health_report, self.metrics)
+        app = health_app(self.health_report, self.metrics, services.http_limits)
         if services.site_root is not None:
             from bot.site.publish import add_site_routes
 
             add_site_routes(app, services.site_root)
-        self.health = await start_health(app, self.http_host, services.http_port)
+        self.health = await start_health(
+            app, services.http_host, services.http_port, services.http_limits
+        )
         log.info(
             "serve.started",
             extra={"front_ends": list(services.front_ends), "http_port": self.health.port},
@@ -229,6 +236,8 @@ class BotProcess:
                 slack.port,
                 jobs=slack.jobs,
                 signed=slack.signed,
+                host=slack.host,
+                limits=slack.limits,
                 stop=self.stop,
                 drain_s=self.drain_s,
                 connection=slack.link,

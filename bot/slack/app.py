@@ -36,6 +36,8 @@ def build_slack_app(
         logger=logging.getLogger("slack_bolt"),
         name="vllm-report",
     )
+    # Bolt logs a refused request's whole body at INFO: its summary line is ours (run.py).
+    logging.getLogger("slack_bolt.RequestVerification").setLevel(logging.WARNING)
 
     @app.command(command)
     async def on_command(ack: Any, body: Mapping[str, Any]) -> None:

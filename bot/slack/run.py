@@ -1,17 +1,25 @@
-"""Running the Slack app: Socket Mode (the default) or HTTP, with a graceful stop."""
+"""Running the Slack app: Socket Mode (the default) or HTTP, with a graceful stop.
+
+In HTTP mode ``/slack/events`` faces the internet, so it is bounded like every server of the
+process (:mod:`bot.listen`), with its own body cap (``SLACK_MAX_BODY_BYTES``), and a request
+that fails Slack's signature check costs one short log line a minute at most
+(``slack.request_unverified``, with how many were refused), never its body.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
 from bot.connection import Connection
-from bot.listen import listen
+from bot.listen import HttpLimits, Listener, bounded_app, listen
 from bot.slack.jobs import Jobs
 from digest.errors import ConfigError
 
@@ -19,6 +27,8 @@ log = logging.getLogger(__name__)
 
 DRAIN_S = 30.0
 EVENTS_PATH = "/slack/events"
+SLACK_LIMITS = HttpLimits(max_body=256 * 1024)  # a button's payload carries its whole message
+UNVERIFIED_LOG_S = 60.0
 
 
 async def _until(stop: asyncio.Event | None) -> None:
@@ -85,18 +95,55 @@ async def _until_or(stop: asyncio.Event | None, seconds: float) -> bool:
     return True
 
 
+class _Unverified:
+    """Counts the requests that fail the signature check; logs one line a minute at most."""
+
+    def __init__(self, every_s: float = UNVERIFIED_LOG_S) -> None:
+        self._every_s = every_s
+        self._last: float | None = None
+        self._count = 0
+
+    def refused(self, size: int) -> None:
+        self._count += 1
+        now = time.monotonic()
+        if self._last is None or now - self._last >= self._every_s:
+            log.warning("slack.request_unverified", extra={"refused": self._count, "bytes": size})
+            self._last, self._count = now, 0
+
+
+def events_app(
+    app: AsyncApp, path: str = EVENTS_PATH, limits: HttpLimits = SLACK_LIMITS
+) -> web.Application:
+    """The aiohttp application of Slack's endpoint: ``POST path`` dispatched to ``app``."""
+    unverified = _Unverified()
+
+    async def events(request: web.Request) -> web.Response:
+        bolt_request = await to_bolt_request(request)
+        response = await app.async_dispatch(bolt_request)
+        if response.status == 401:
+            unverified.refused(len(bolt_request.raw_body))
+        return await to_aiohttp_response(response)
+
+    web_app = bounded_app(limits)
+    web_app.router.add_post(path, events)
+    return web_app
+
+
 @dataclass(slots=True)
 class HttpServer:
     """A running HTTP endpoint for Slack's requests."""
 
-    runner: web.AppRunner
-    port: int
+    listener: Listener
     app: AsyncApp
     jobs: Jobs  # the bot's work in flight
 
+    @property
+    def port(self) -> int:
+        return self.listener.port
+
     async def stop(self, drain_s: float = DRAIN_S) -> None:
         """Stop accepting requests, then let posts in flight finish."""
-        await self.runner.cleanup()
+        await self.listener.close()
         await _finish(self.jobs, drain_s)
 
 
@@ -106,19 +153,21 @@ async def start_http(
     *,
     jobs: Jobs,
     signed: bool,
-    host: str = "0.0.0.0",
+    host: str = "127.0.0.1",
     path: str = EVENTS_PATH,
+    limits: HttpLimits = SLACK_LIMITS,
 ) -> HttpServer:
-    """Start serving ``app``'s HTTP endpoint at ``path``; ``port`` 0 picks a free port.
+    """Start serving ``app``'s HTTP endpoint at ``path`` on ``host``; ``port`` 0 picks a free
+    port.
 
     ``signed`` says whether ``app`` was built with a signing secret: without one no request
     could be verified, and the endpoint does not start.
     """
     if not signed:
         raise ConfigError("Slack HTTP mode needs SLACK_SIGNING_SECRET to verify requests")
-    runner, bound = await listen(app.web_app(path=path, port=port), host, port)
-    log.info("slack.http_listening", extra={"host": host, "port": bound, "path": path})
-    return HttpServer(runner, bound, app, jobs)
+    listener = await listen(events_app(app, path, limits), host, port, limits)
+    log.info("slack.http_listening", extra={"host": host, "port": listener.port, "path": path})
+    return HttpServer(listener, app, jobs)
 
 
 async def run_http(
@@ -127,15 +176,18 @@ async def run_http(
     *,
     jobs: Jobs,
     signed: bool,
-    host: str = "0.0.0.0",
+    host: str = "127.0.0.1",
     path: str = EVENTS_PATH,
+    limits: HttpLimits = SLACK_LIMITS,
     stop: asyncio.Event | None = None,
     drain_s: float = DRAIN_S,
     connection: Connection | None = None,
 ) -> None:
     """Serve ``app`` over HTTP until ``stop`` is set (or the task is cancelled); ``connection``
     is up while the endpoint listens."""
-    server = await start_http(app, port, jobs=jobs, signed=signed, host=host, path=path)
+    server = await start_http(
+        app, port, jobs=jobs, signed=signed, host=host, path=path, limits=limits
+    )
     link = connection or Connection()
     link.up()
     try:

@@ -72,9 +72,7 @@ def local_process(
     services = build_services(
         made, config or load_config(), runtime, clock=clock, slack_pace_s=slack_pace_s, **options
     )
-    return BotProcess(
-        services, stop=stop or asyncio.Event(), drain_s=drain_s, http_host="127.0.0.1"
-    )
+    return BotProcess(services, stop=stop or asyncio.Event(), drain_s=drain_s)
 
 
 # -- the process, in this event loop, against fake Slack and Discord servers --------------------

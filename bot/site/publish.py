@@ -118,14 +118,20 @@ def _content_type(path: Path) -> str:
 
 def _locate(root: Path, tail: str) -> Path | None:
     """The file ``tail`` names under ``root`` (a directory's index.html); ``None`` outside it,
-    for hidden files (the build's manifest) and for what does not exist."""
-    base = root.resolve()
-    target = (base / tail).resolve()
-    if not target.is_relative_to(base) or any(p.startswith(".") for p in Path(tail).parts):
+    for hidden files (the build's manifest), for what does not exist and for what no file can
+    be called."""
+    if "\x00" in tail or "\ufffd" in tail:  # a NUL, or bytes that decoded to no character
         return None
-    if target.is_dir():
-        target = target / "index.html"
-    return target if target.is_file() else None
+    try:
+        base = root.resolve()
+        target = (base / tail).resolve()
+        if not target.is_relative_to(base) or any(p.startswith(".") for p in Path(tail).parts):
+            return None
+        if target.is_dir():
+            target = target / "index.html"
+        return target if target.is_file() else None
+    except (OSError, ValueError):  # a name too long, or one the file system cannot hold
+        return None
 
 
 def site_handler(root: Path) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:

@@ -3,7 +3,8 @@
 In HTTP mode ``/slack/events`` faces the internet, so it is bounded like every server of the
 process (:mod:`bot.listen`), with its own body cap (``SLACK_MAX_BODY_BYTES``), and a request
 that fails Slack's signature check costs one short log line a minute at most
-(``slack.request_unverified``, with how many were refused), never its body.
+(``slack.request_unverified``, with how many were refused), never its body; a body that does
+not even parse is refused with 400 the same way, not with a traceback.
 """
 
 from __future__ import annotations
@@ -118,7 +119,11 @@ def events_app(
     unverified = _Unverified()
 
     async def events(request: web.Request) -> web.Response:
-        bolt_request = await to_bolt_request(request)
+        try:
+            bolt_request = await to_bolt_request(request)
+        except ValueError:  # not the JSON or form body it says it is: nothing Slack sends
+            unverified.refused(len(await request.read()))
+            raise web.HTTPBadRequest() from None
         response = await app.async_dispatch(bolt_request)
         if response.status == 401:
             unverified.refused(len(bolt_request.raw_body))

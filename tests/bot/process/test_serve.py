@@ -27,7 +27,7 @@ from bot.discord.endpoints import point_discord_at
 from bot.process.health import health_app, start_health
 from bot.process.healthcheck import check
 from bot.process.healthcheck import main as healthcheck_main
-from bot.process.logs import configure
+from bot.process.logs import PlainFormatter, configure
 from bot.process.metrics import Metrics
 from bot.process.refresh import MirrorSync, followed_repos
 from bot.process.serve import EXIT_FAILED, EXIT_OK, BotProcess
@@ -826,3 +826,68 @@ async def test_slack_out_of_reach_at_start_is_retried_not_fatal(
     assert process.components.status()["slack"] == "running"
     process.stop.set()
     assert await asyncio.wait_for(task, 10) == EXIT_OK
+
+
+async def _slowloris(port: int, seconds: float) -> float:
+    """A client that sends a request's headers one line at a time and never ends them; how
+    long until the server closed the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    started = asyncio.get_running_loop().time()
+    writer.write(b"POST /slack/events HTTP/1.1\r\nHost: bot\r\n")
+    try:
+        async with asyncio.timeout(seconds):
+            for n in range(10_000):
+                writer.write(f"X-Slow-{n}: y\r\n".encode())
+                await writer.drain()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.05):
+                        if not await reader.read(1024):
+                            break
+    except (ConnectionError, TimeoutError):
+        pass
+    finally:
+        writer.close()
+    return asyncio.get_running_loop().time() - started
+
+
+async def test_slowloris_and_unsigned_posts_leave_healthz_answering_with_bounded_logs(
+    runtime: ServeParts, slack: FakeSlack, start: Any
+) -> None:
+    """Slack's HTTP endpoint under a slowloris client and 1 MiB of unsigned POSTs (forms, one
+    that is not even a form, one over the body cap; each with a forged log line): the slow
+    client is cut off, every POST is refused, /healthz keeps answering 200, and the log is one
+    short line."""
+    port = free_port()
+    made = with_slack(front_end_settings(slack="http", port=port), slack)
+    made.http_head_timeout_seconds = made.http_body_timeout_seconds = 1.0
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(PlainFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        process, _ = await start(made, runtime)
+        await until(lambda: process.links["slack"].is_up)
+        slow = [asyncio.ensure_future(_slowloris(port, 10.0)) for _ in range(5)]
+        forged = "\n2026-01-01 00:00:00,000 INFO bot.slack.handlers: admin.granted\n"
+        bodies = [f"command=/vllm-report&text={forged}" + "x" * 200 * 1024 for _ in range(3)]
+        bodies.append("x" * 430 * 1024 + forged)
+        assert sum(map(len, bodies)) >= 1024 * 1024
+        statuses = []
+        async with aiohttp.ClientSession() as http:
+            for n, body in enumerate(bodies):
+                url = f"http://127.0.0.1:{port}/slack/events"
+                kind = "application/x-www-form-urlencoded" if n < 2 else "application/json"
+                headers = {"Content-Type": kind}
+                async with http.post(url, data=body.encode(), headers=headers) as response:
+                    statuses.append(response.status)
+                assert (await healthz(process))[0] == 200
+        assert statuses == [401, 401, 400, 413]
+        assert max(await asyncio.gather(*slow)) < 3.0
+        assert (await healthz(process))[0] == 200
+    finally:
+        root.removeHandler(handler)
+    logged = stream.getvalue()
+    assert len(logged) < 8 * 1024
+    assert "admin.granted" not in logged and "xxxxxxxx" not in logged
+    assert logged.count("slack.request_unverified") == 1

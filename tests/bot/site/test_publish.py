@@ -93,10 +93,18 @@ async def test_search_index_files_are_cached(reports: str, site: Path) -> None:
         "/reports/%2e%2e/m.db",
         "/reports/.vllm-report-site.json",
         "/reports/nope/",
+        "/reports/%00",
+        "/reports/vllm-project/%00/index.html",
+        "/reports/%ff",
+        "/reports/%c0%ae%c0%ae/m.db",
+        "/reports/..%2f..%2fetc%2fpasswd",
+        "/reports/" + "a/" * 300,
+        "/reports/" + "x" * 300,
     ],
 )
 async def test_nothing_outside_the_site_is_served(reports: str, path: str) -> None:
-    """Paths out of the site, hidden files and missing pages are 404."""
+    """Paths out of the site, hidden files, missing pages and paths no file can have (a NUL,
+    bytes that are no UTF-8, a name too long) are 404."""
     status, _, _ = await _get(reports + path)
     assert status == 404
 

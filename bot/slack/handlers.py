@@ -33,7 +33,7 @@ from bot.slack.home import home_view, latest_days, submitted, subscribe_modal
 from bot.slack.jobs import Jobs
 from bot.slack.managers import is_manager
 from bot.slack.mrkdwn import escape
-from bot.slack.people import slack_caller
+from bot.slack.people import conversations_of, slack_caller
 from bot.slack.post import ChartFn, SlackPoster, command_post, slack_error
 from bot.slack.render import SlackPost, render_answer
 from digest.models import Lang
@@ -238,13 +238,17 @@ class SlackBot:
     # -- the Home tab --------------------------------------------------------------------------
 
     async def on_home_opened(self, event: Mapping[str, Any]) -> None:
-        """Publish the user's Home tab: subscriptions, latest digests, the subscribe button."""
+        """Publish the user's Home tab: the subscriptions of the channels and DMs they are in,
+        the latest digests, the subscribe button."""
         if event.get("tab") not in (None, "home") or not event.get("user"):
             return
         config = self._core.config
         repo = config.default_repo
         conf = config.repo(repo)
         found = await self._directory() if self._directory is not None else []
+        if found:  # only the channels and DMs the viewer is in: private ones stay private
+            member = await conversations_of(self.poster.client, str(event["user"]))
+            found = [s for s in found if s.channel in member]
         view = home_view(
             overview(found, "slack", self._clock(), lambda c: f"<#{escape(c)}>"),
             repo=repo,

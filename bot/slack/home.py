@@ -1,4 +1,5 @@
-"""The app's Home tab: the workspace's subscriptions, the latest digests, "Subscribe a channel".
+"""The app's Home tab: the viewer's channels' subscriptions, the latest digests, "Subscribe a
+channel".
 
 Pure views (Block Kit ``home`` and ``modal``) and the reading of the modal's submission; the
 listeners in :mod:`bot.slack.app` publish and open them through ``views.publish`` and

@@ -20,6 +20,29 @@ from digest.windows import zone
 
 log = logging.getLogger(__name__)
 
+CONVERSATION_TYPES = "public_channel,private_channel,mpim,im"
+MAX_CONVERSATION_PAGES = 20  # 20 pages of 200: more conversations than anyone is in
+
+
+async def conversations_of(client: AsyncWebClient, user: str) -> set[str]:
+    """The conversations ``user`` is a member of (that the bot can see: it is in them too),
+    from ``users.conversations``; none when Slack refuses, so nothing is shown by mistake."""
+    found: set[str] = set()
+    cursor: str | None = None
+    try:
+        for _ in range(MAX_CONVERSATION_PAGES):
+            page = await client.users_conversations(
+                user=user, types=CONVERSATION_TYPES, exclude_archived=True, limit=200, cursor=cursor
+            )
+            found.update(str(c.get("id")) for c in page.get("channels") or [])
+            cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                break
+    except SlackApiError as exc:
+        log.warning("slack.conversations_failed", extra={"error": slack_error(exc)})
+        return set()
+    return found
+
 
 class Person:
     """One Slack user, looked up at most once."""

@@ -7,7 +7,8 @@ queued per method. File uploads (``files.getUploadURLExternal``, the upload URL 
 ``apps.connections.open`` returns the ``ws://`` URL of the Socket Mode server, which sends
 envelopes on demand and records the acknowledgements it gets back.
 ``users.info`` answers from :attr:`FakeSlack.people` (``tz`` always, ``locale`` only with
-``include_locale``, as Slack does); ``views.publish`` and ``views.open`` check the view's size
+``include_locale``, as Slack does); ``users.conversations`` pages the conversations of
+:attr:`FakeSlack.members` that hold the user; ``views.publish`` and ``views.open`` check the view's size
 and block count and record it. The payload builders at the end make slash commands, events,
 button clicks (``block_actions``) and modal submissions (``view_submission``) as Slack sends them.
 """
@@ -63,6 +64,7 @@ class FakeSlack:
     port: int = 0
     app_token: str = "xapp-1-test"
     people: dict[str, dict[str, Any]] = field(default_factory=dict)  # users.info fields by id
+    members: dict[str, set[str]] = field(default_factory=dict)  # conversation id -> user ids
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -236,6 +238,7 @@ class FakeSlack:
             user = str(args.get("user", ""))
             person = {
                 "id": user,
+                "team_id": TEAM,
                 "is_admin": user.startswith("UADMIN"),
                 **self.people.get(user, {}),  # e.g. tz, tz_label, locale
             }
@@ -244,9 +247,26 @@ class FakeSlack:
             return {"ok": True, "user": person}
         if method in ("views.publish", "views.open"):
             return self._view(method, args)
+        if method == "users.conversations":
+            return self._conversations(args)
         if method == "conversations.info":
             return {"ok": True, "channel": {"id": args.get("channel"), "creator": "UCREATOR"}}
         return {"ok": False, "error": "unknown_method"}
+
+    def _conversations(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The conversations of ``members`` that hold ``user``, a page of ``limit`` from
+        ``cursor`` on (the next cursor empty on the last page), as Slack pages them."""
+        user = str(args.get("user", ""))
+        ids = sorted(c for c, users in self.members.items() if user in users)
+        start = int(args.get("cursor") or 0)
+        limit = int(args.get("limit") or 100)
+        page = ids[start : start + limit]
+        after = str(start + limit) if start + limit < len(ids) else ""
+        return {
+            "ok": True,
+            "channels": [{"id": c} for c in page],
+            "response_metadata": {"next_cursor": after},
+        }
 
     @staticmethod
     def _view(method: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -101,7 +101,9 @@ async def test_home_without_subscriptions_offers_the_subscribe_button(
 async def test_home_lists_each_subscription_with_schedule_language_and_next_post(
     server: HttpServer, fake: FakeSlack, store: ListStore
 ) -> None:
-    """Every Slack subscription of the workspace: channel, schedule, language, next post."""
+    """Every Slack subscription of the viewer's channels: channel, schedule, language, next
+    post."""
+    fake.members.update({"C0000001": {"U0000001"}, "C0000002": {"U0000001"}})
     store.items = [
         Subscription("slack", "C0000001", "vllm-project/vllm", "09:00", "Europe/Berlin", "zh"),
         Subscription(
@@ -117,6 +119,33 @@ async def test_home_lists_each_subscription_with_schedule_language_and_next_post
     assert "No channel has" not in text
 
 
+async def test_home_lists_only_the_channels_the_viewer_is_in(
+    server: HttpServer, fake: FakeSlack, store: ListStore
+) -> None:
+    """A private channel and another member's DM are not shown to whoever is not in them; the
+    viewer's own DM is, over more than one page of ``users.conversations``."""
+    store.items = [
+        Subscription("slack", "C0000001", "vllm-project/vllm", "09:00", "UTC"),
+        Subscription("slack", "GPRIVATE1", "vllm-project/vllm", "09:00", "UTC"),
+        Subscription("slack", "D0OTHER01", "vllm-project/vllm", "09:00", "UTC"),
+        Subscription("slack", "D0VIEWER1", "vllm-project/vllm", "10:00", "UTC"),
+    ]
+    fake.members.update(
+        {
+            "C0000001": {"U0000001", "U0000002"},
+            "GPRIVATE1": {"U0000002"},
+            "D0OTHER01": {"U0000002"},
+            "D0VIEWER1": {"U0000001"},
+            **{f"C{n:08d}X": {"U0000001"} for n in range(250)},  # past one page of 200
+        }
+    )
+    text = _texts(await _open_home(server, fake))
+    assert "<#C0000001>" in text and "<#D0VIEWER1>" in text
+    assert "GPRIVATE1" not in text and "D0OTHER01" not in text
+    pages = fake.called("users.conversations")
+    assert len(pages) == 2 and {c.args["user"] for c in pages} == {"U0000001"}
+
+
 async def test_a_crowded_workspace_stays_within_the_home_tabs_limits(
     server: HttpServer, fake: FakeSlack, store: ListStore
 ) -> None:
@@ -125,6 +154,7 @@ async def test_a_crowded_workspace_stays_within_the_home_tabs_limits(
         Subscription("slack", f"C{n:08d}", "vllm-project/vllm", "09:00", "UTC")
         for n in range(MAX_LISTED + 30)
     ]
+    fake.members.update({s.channel: {"U0000001"} for s in store.items})
     view = await _open_home(server, fake)
     assert len(view["blocks"]) <= 100
     assert "…and 30 more" in _texts(view)
@@ -136,6 +166,7 @@ async def test_the_modal_subscribes_a_channel_as_the_command_does(
     """The button opens the modal (time zone prefilled from the user's profile); an admin's
     submission stores the subscription, announces it in the channel and refreshes Home."""
     fake.people["UADMIN01"] = {"tz": "Europe/Berlin"}
+    fake.members["C0000001"] = {"UADMIN01"}
     status, _ = await _interaction(
         server,
         block_actions_payload(

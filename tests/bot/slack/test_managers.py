@@ -97,6 +97,22 @@ async def test_only_managers_subscribe(
     ]
 
 
+async def test_an_admin_of_another_organisation_is_no_manager(
+    setup: tuple[HttpServer, ListStore], fake: FakeSlack
+) -> None:
+    """A Slack Connect owner (or channel creator) from another workspace is refused; an admin
+    of the bot's own workspace subscribes."""
+    server, store = setup
+    fake.people["UADMIN99"] = {"team_id": "T0OTHER1", "is_owner": True}
+    fake.people["UCREATOR"] = {"team_id": "T0OTHER1"}
+    for user in ("UADMIN99", "UCREATOR"):
+        reply = await _ack(server, "subscribe", user, f"t-{user}")
+        assert reply == messages.managers_only("slack")
+    assert store.items == []
+    assert await _ack(server, "subscribe", "UADMIN01", "t-home") != messages.managers_only("slack")
+    assert len(store.items) == 1
+
+
 async def test_creator_lists_and_unsubscribes(
     setup: tuple[HttpServer, ListStore], fake: FakeSlack
 ) -> None:

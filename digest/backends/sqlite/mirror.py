@@ -280,10 +280,14 @@ WINDOW_QUERIES["review_comments"] = (
 
 
 class SQLiteStore(ItemWindows):
-    """A :class:`~digest.mirror.store.Store` in one SQLite database file (or ``":memory:"``)."""
+    """A :class:`~digest.mirror.store.Store` in one SQLite database file (or ``":memory:"``).
+
+    A damaged file is moved aside and a new mirror started, which the next sync fills again
+    (``SQLiteWorker``'s ``disposable``): a corrupt mirror costs a backfill, not an error.
+    """
 
     def __init__(self, path: str) -> None:
-        self._db = SQLiteWorker(path, self._setup)
+        self._db = SQLiteWorker(path, self._setup, disposable=True)
 
     async def _run(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
         return await self._db.run(fn)

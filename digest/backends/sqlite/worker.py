@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database file is damaged or is no database at all."""
+    return getattr(exc, "sqlite_errorcode", None) in _CORRUPT
+
+
+def move_aside(path: str) -> Path:
+    """Rename the database ``path`` (with its WAL and shared-memory files) to
+    ``path.corrupt-YYYYmmddTHHMMSSZ``; the new name."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = Path(f"{path}.corrupt-{stamp}")
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(path + suffix)
+        if source.exists():
+            source.rename(Path(f"{target}{suffix}"))
+    return target
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -28,12 +49,18 @@ def connect(path: str) -> sqlite3.Connection:
 class SQLiteWorker:
     """Runs functions of a connection on a single thread, so the event loop never blocks.
 
-    The connection is opened (and ``setup`` run) on first use, in the worker thread.
+    The connection is opened (and ``setup`` run) on first use, in the worker thread. With
+    ``disposable`` (a mirror, which a sync can fill again), a file that turns out damaged or no
+    database at all, on opening or later, is moved aside with one ``sqlite.corrupt_moved_aside``
+    error line naming both files, and a new one takes its place; the call is then made on it.
     """
 
-    def __init__(self, path: str, setup: Callable[[sqlite3.Connection], None]) -> None:
+    def __init__(
+        self, path: str, setup: Callable[[sqlite3.Connection], None], *, disposable: bool = False
+    ) -> None:
         self.path = path
         self._setup = setup
+        self._disposable = disposable and path != ":memory:" and not path.startswith("file:")
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
@@ -45,6 +72,15 @@ class SQLiteWorker:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._call, fn)
 
     def _call(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        try:
+            return fn(self._open())
+        except sqlite3.DatabaseError as exc:
+            if not (self._disposable and is_corrupt(exc)):
+                raise
+            self._replace(exc)
+            return fn(self._open())
+
+    def _open(self) -> sqlite3.Connection:
         if self._conn is None:
             conn = connect(self.path)
             try:
@@ -53,7 +89,18 @@ class SQLiteWorker:
                 conn.close()
                 raise
             self._conn = conn
-        return fn(self._conn)
+        return self._conn
+
+    def _replace(self, exc: sqlite3.DatabaseError) -> None:
+        """Move the damaged file aside; the next call opens a new one."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+        moved = move_aside(self.path)
+        log.error(
+            "sqlite.corrupt_moved_aside",
+            extra={"path": self.path, "moved_to": str(moved), "error": str(exc)},
+        )
 
     async def close(self) -> None:
         """Close the connection and stop the thread; later calls raise."""

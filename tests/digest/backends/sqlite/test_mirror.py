@@ -129,3 +129,37 @@ async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
     check = sqlite3.connect(path)
     assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     check.close()
+
+
+async def test_a_file_that_is_no_database_is_moved_aside_and_started_anew(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A mirror file that is garbage is renamed ``*.corrupt-…`` with one error line naming
+    both files; the store answers from a new, empty mirror that a sync fills again."""
+    path = tmp_path / "mirror.sqlite3"
+    path.write_bytes(b"this is not a database, it is garbage " * 200)
+    store = SQLiteStore(str(path))
+    assert (await store.get_sync_state(REPO)).synced_at is None  # never synced: a backfill
+    await store.upsert_items([item(1)])
+    assert await store.items_by_number(REPO, [1]) == [item(1)]
+    await store.close()
+    (moved,) = tmp_path.glob("mirror.sqlite3.corrupt-*")
+    assert moved.read_bytes().startswith(b"this is not a database")
+    (line,) = [r for r in caplog.records if r.getMessage() == "sqlite.corrupt_moved_aside"]
+    assert line.levelname == "ERROR" and line.moved_to == str(moved)  # type: ignore[attr-defined]
+
+
+async def test_a_mirror_damaged_after_opening_is_replaced_on_the_next_call(tmp_path: Path) -> None:
+    """Pages overwritten under an open mirror: the next read moves it aside and answers from a
+    new mirror instead of failing with "internal error"."""
+    path = tmp_path / "mirror.sqlite3"
+    store = SQLiteStore(str(path))
+    await store.upsert_items([item(n) for n in range(1, 400)])
+    await store.close()
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)  # every page but the first is garbage
+    path.write_bytes(bytes(data))
+    store = SQLiteStore(str(path))
+    assert await store.items_by_number(REPO, [1, 2]) == []
+    await store.close()
+    assert list(tmp_path.glob("mirror.sqlite3.corrupt-*"))

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.process.logs import configure
@@ -45,6 +46,8 @@ other commands:
   vllm-report ask "what's new in ROCm?"   a short linked answer
   vllm-report serve                       run the Slack/Discord bot and the daily posts
   vllm-report site build --days 30        the static report website (see site build -h)
+  vllm-report subscriptions export        the stored subscriptions, as the YAML file's entries
+  vllm-report subscriptions import FILE   store a YAML file's subscriptions (a backup)
 exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
   4 GitHub rate limit exhausted, 5 GitHub unreachable, 6 bad configuration
 """
@@ -150,6 +153,71 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser
+
+
+def _subscriptions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-report subscriptions",
+        description="Back up and restore the subscriptions made in chat (Redis or SQLite).",
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    export = actions.add_parser("export", help="write every stored subscription as YAML")
+    export.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    restore = actions.add_parser("import", help="store the subscriptions of a YAML file")
+    restore.add_argument("file", metavar="FILE", help="a file `export` wrote, or any config")
+    for sub in (export, restore):
+        sub.add_argument("--config", metavar="FILE", help="YAML configuration file")
+        sub.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def _read_entries(path: str) -> list[Any]:
+    """The ``subscriptions`` of the YAML file ``path``, checked as the configuration's are."""
+    import yaml
+    from pydantic import ValidationError
+
+    from config.settings import SubscriptionConfig
+
+    try:
+        raw = yaml.safe_load(Path(path).read_text("utf-8")) or {}
+        entries = raw.get("subscriptions") or [] if isinstance(raw, dict) else None
+        if not isinstance(entries, list):
+            raise ConfigError(f"{path} has no `subscriptions:` list")
+        return [SubscriptionConfig.model_validate(entry) for entry in entries]
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path} ({exc.strerror or exc})") from exc
+    except (yaml.YAMLError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"{path} is not a subscriptions file: {first}") from exc
+
+
+async def _run_subscriptions(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> None:
+    import asyncio
+
+    import yaml
+
+    from bot.commands.subscriptions import export_entries, import_entries
+
+    entries = _read_entries(args.file) if args.action == "import" else []
+    async with _runtime(settings, config) as runtime:
+        store = runtime.subscriptions
+        if args.action == "export":
+            text = yaml.safe_dump(
+                {"subscriptions": await export_entries(store)},
+                sort_keys=False,
+                allow_unicode=True,
+            )
+            if args.out:
+                await asyncio.to_thread(Path(args.out).write_text, text, "utf-8")
+            else:
+                out.write(text)
+            return
+        stored, skipped = await import_entries(store, entries, config, runtime.clock)
+    for line in skipped:
+        err.write(f"vllm-report: skipped {line}\n")
+    out.write(f"subscriptions: {stored} stored, {len(skipped)} skipped\n")
 
 
 def exit_code(error: BaseException) -> int:
@@ -320,6 +388,11 @@ def main(
             site_args = site_parser().parse_args(args_list[1:])
             _logging(site_args.verbose, err)
             _run(_run_site(site_args, *_settings(site_args, err), out, err))
+            return EXIT_OK
+        if command == "subscriptions" and args_list[1:2] in (["export"], ["import"], ["-h"]):
+            bargs = _subscriptions_parser().parse_args(args_list[1:])
+            _logging(bargs.verbose, err)
+            _run(_run_subscriptions(bargs, *_settings(bargs, err), out, err))
             return EXIT_OK
         if command == "ask":
             aargs = _ask_parser().parse_args(args_list[1:])

@@ -109,6 +109,54 @@ def seeded(entry: SubscriptionConfig, config: AppConfig, *, since: datetime) -> 
     )
 
 
+def entry_of(subscription: Subscription) -> dict[str, object]:
+    """A stored subscription as an entry of the configuration file's ``subscriptions``: what
+    ``vllm-report subscriptions export`` writes and ``import`` (or the seeding) reads back."""
+    entry: dict[str, object] = {
+        "platform": subscription.platform,
+        "channel": subscription.channel,
+        "repo": subscription.repo,
+        "time": subscription.time,
+        "timezone": subscription.timezone,
+        "lang": str(subscription.lang),
+    }
+    if subscription.topics is not None:
+        entry["topics"] = list(subscription.topics)
+    if subscription.writer is not None:
+        entry["writer"] = subscription.writer
+    if subscription.cadence != "daily":
+        entry["schedule"] = subscription.cadence
+    if subscription.cadence == "weekly":
+        entry["day"] = WEEKDAYS[subscription.weekday]
+    return entry
+
+
+async def export_entries(store: SubscriptionStore) -> list[dict[str, object]]:
+    """Every stored subscription as a configuration entry, in a stable order."""
+    found = await store.all_subscriptions()
+    return [entry_of(s) for s in sorted(found, key=lambda s: (s.platform, s.channel, s.repo))]
+
+
+async def import_entries(
+    store: SubscriptionStore,
+    entries: Iterable[SubscriptionConfig],
+    config: AppConfig,
+    clock: Callable[[], datetime],
+) -> tuple[int, list[str]]:
+    """Store each entry, replacing the channel's subscription to its repository; how many were
+    stored, and a line for each that could not be used (an unknown topic, say)."""
+    stored, skipped = 0, []
+    for entry in entries:
+        try:
+            subscription = seeded(entry, config, since=clock())
+        except (DigestError, ValueError) as exc:
+            skipped.append(f"{entry.platform}:{entry.channel}: {exc}")
+            continue
+        await store.put_subscription(subscription)
+        stored += 1
+    return stored, skipped
+
+
 class ChannelSubscriptions:
     """The ``Subscriptions`` of the Slack and Discord front ends, kept where the scheduler reads."""
 

@@ -9,7 +9,7 @@ import os
 import pty
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
+from tests.support.redis_server import RedisServer, find_binary
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
@@ -485,3 +486,72 @@ async def test_a_proxy_in_the_environment_is_honoured(github: FakeGitHub, tmp_pa
     run = await _cli("yesterday", env=env, tmp=tmp_path)
     assert run.code == 5, run.err
     assert not github.requests
+
+
+BACKUP = """\
+subscriptions:
+- platform: discord
+  channel: '123456789012345678'
+  repo: pytorch/pytorch
+  time: '10:30'
+  timezone: UTC
+  lang: en
+  writer: template
+  schedule: weekly
+  day: fri
+- platform: slack
+  channel: C0123456789
+  repo: vllm-project/vllm
+  time: 09:00
+  timezone: Europe/Berlin
+  lang: zh
+  topics:
+  - rocm
+"""
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The environment of a command line on SQLite files, or on a Redis server of its own."""
+    if request.param == "sqlite":
+        yield {"VLLM_REPORT_DB": str(tmp_path / "m.sqlite3")}
+        return
+    binary = find_binary()
+    if binary is None:
+        pytest.skip("no redis-server")
+    server = RedisServer(binary)
+    server.start()
+    try:
+        yield {"REDIS_URL": server.url, "VLLM_REPORT_DB": str(tmp_path / "m.sqlite3")}
+    finally:
+        server.close()
+
+
+async def test_subscriptions_round_trip_through_export_and_import(
+    tmp_path: Path, backend_env: dict[str, str]
+) -> None:
+    """``import`` stores a backup's subscriptions; ``export`` writes them back as the same YAML
+    entries, which a fresh store imports again; a bad entry is skipped and named."""
+    backup = tmp_path / "backup.yaml"
+    backup.write_text(BACKUP, "utf-8")
+    stored = await _cli("subscriptions", "import", str(backup), env=backend_env, tmp=tmp_path)
+    assert (stored.code, stored.out) == (0, "subscriptions: 2 stored, 0 skipped\n"), stored.err
+    exported = await _cli("subscriptions", "export", env=backend_env, tmp=tmp_path)
+    assert exported.code == 0 and exported.out == BACKUP
+    out = tmp_path / "again.yaml"
+    again = await _cli("subscriptions", "export", "--out", str(out), env=backend_env, tmp=tmp_path)
+    assert again.code == 0 and out.read_text("utf-8") == BACKUP
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BACKUP.replace("- rocm", "- nosuchtopic"), "utf-8")
+    skipped = await _cli("subscriptions", "import", str(bad), env=backend_env, tmp=tmp_path)
+    assert skipped.out == "subscriptions: 1 stored, 1 skipped\n"
+    assert "skipped slack:C0123456789" in skipped.err
+
+
+async def test_importing_a_file_that_is_no_backup_is_a_configuration_error(tmp_path: Path) -> None:
+    """A file without a valid ``subscriptions:`` list is refused with exit code 6, storing
+    nothing."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("subscriptions:\n- {platform: irc, channel: x}\n", "utf-8")
+    run = await _cli("subscriptions", "import", str(bad), env={}, tmp=tmp_path)
+    assert run.code == 6 and "is not a subscriptions file" in run.err

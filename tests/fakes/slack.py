@@ -8,9 +8,10 @@ queued per method. File uploads (``files.getUploadURLExternal``, the upload URL 
 envelopes on demand and records the acknowledgements it gets back.
 ``users.info`` answers from :attr:`FakeSlack.people` (``tz`` always, ``locale`` only with
 ``include_locale``, as Slack does); ``users.conversations`` pages the conversations of
-:attr:`FakeSlack.members` that hold the user; ``views.publish`` and ``views.open`` check the view's size
-and block count and record it. The payload builders at the end make slash commands, events,
-button clicks (``block_actions``) and modal submissions (``view_submission``) as Slack sends them.
+:attr:`FakeSlack.members` that hold the user; ``views.publish`` and ``views.open`` check the
+view's size and block count and record it. The payload builders at the end make slash
+commands, events, button clicks (``block_actions``) and modal submissions (``view_submission``)
+as Slack sends them.
 """
 
 from __future__ import annotations

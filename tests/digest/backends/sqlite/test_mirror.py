@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from datetime import datetime
 from pathlib import Path
@@ -143,7 +144,7 @@ async def test_a_file_that_is_no_database_is_moved_aside_and_started_anew(
     await store.upsert_items([item(1)])
     assert await store.items_by_number(REPO, [1]) == [item(1)]
     await store.close()
-    (moved,) = tmp_path.glob("mirror.sqlite3.corrupt-*")
+    (moved,) = list(await asyncio.to_thread(tmp_path.glob, "mirror.sqlite3.corrupt-*"))
     assert moved.read_bytes().startswith(b"this is not a database")
     (line,) = [r for r in caplog.records if r.getMessage() == "sqlite.corrupt_moved_aside"]
     assert line.levelname == "ERROR" and line.moved_to == str(moved)  # type: ignore[attr-defined]
@@ -162,4 +163,4 @@ async def test_a_mirror_damaged_after_opening_is_replaced_on_the_next_call(tmp_p
     store = SQLiteStore(str(path))
     assert await store.items_by_number(REPO, [1, 2]) == []
     await store.close()
-    assert list(tmp_path.glob("mirror.sqlite3.corrupt-*"))
+    assert list(await asyncio.to_thread(tmp_path.glob, "mirror.sqlite3.corrupt-*"))

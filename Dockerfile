@@ -31,6 +31,8 @@ ENV VIRTUAL_ENV=/opt/venv \
     PYTHONDONTWRITEBYTECODE=1 \
     VLLM_REPORT_DB=/data/mirror.sqlite3 \
     VLLM_REPORT_HTTP_PORT=8080 \
+    VLLM_REPORT_HTTP_HOST=0.0.0.0 \
+    SLACK_HOST=0.0.0.0 \
     VLLM_REPORT_LOG_JSON=true
 RUN groupadd --system --gid 10001 vllm-report \
     && useradd --system --uid 10001 --gid vllm-report --home-dir /data --no-create-home \
@@ -41,7 +43,9 @@ COPY --from=build /opt/venv /opt/venv
 USER 10001:10001
 WORKDIR /data
 VOLUME ["/data"]
-# 8080: /healthz and /metrics (VLLM_REPORT_HTTP_PORT); 3000: Slack HTTP mode (SLACK_PORT)
+# 8080: /healthz and /metrics (VLLM_REPORT_HTTP_PORT); 3000: Slack HTTP mode (SLACK_PORT). Inside
+# the container they listen on every interface of its own network (HOST 0.0.0.0): what reaches
+# them is what compose publishes, on 127.0.0.1 of the host.
 EXPOSE 8080 3000
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

@@ -87,6 +87,9 @@ class LLMSettings(BaseSettings):
 class RedisSettings(BaseSettings):
     model_config = _env("REDIS_")
     url: SecretStr | None = None  # may hold the password: never logged
+    # the digest cache on a Redis of its own that may evict (allkeys-lru); else on ``url``
+    cache_url: SecretStr | None = None
+    password: SecretStr | None = None  # for both, when their URLs carry none
 
 
 class Settings(BaseSettings):

@@ -159,7 +159,7 @@ async def build_runtime(
             mirror_sync = FailoverSync(gate, local_gate)
         service = DigestService(
             builder,
-            state,
+            storage.cache or state,  # the digest cache and its build locks: evictable
             clock,
             store=store,
             sync=gate,

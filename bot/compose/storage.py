@@ -12,6 +12,9 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
 
 from config.settings import Settings
 from digest.backends.sqlite.mirror import SQLiteStore
@@ -32,6 +35,9 @@ class Storage:
     ledger: PostLedger
     subscriptions: StateSubscriptions
     local: Store | None = None  # with Redis: the local mirror that answers while it is down
+    cache: SharedState | None = (
+        None  # the digest cache's state when not ``state`` (REDIS_CACHE_URL)
+    )
     redis_reachable: Callable[[], Awaitable[bool]] | None = None  # with Redis: whether it answers
 
 
@@ -46,6 +52,20 @@ def _state_path(db: str) -> str:
     return str(path.with_name(path.stem + "-state" + path.suffix))
 
 
+def _redis(kind: Any, url: SecretStr, name: str, password: SecretStr | None) -> Any:
+    """A ``redis.asyncio.Redis`` client of ``url`` (``REDIS_PASSWORD`` unless the URL has one);
+    a malformed URL is a configuration error naming the variable, never repeating it."""
+    secret = password.get_secret_value() if password is not None else None
+    try:
+        return kind.from_url(
+            url.get_secret_value(), socket_connect_timeout=1.0, socket_timeout=2.0, password=secret
+        )
+    except ValueError as exc:
+        raise ConfigError(
+            f"{name} is not a Redis URL (redis://HOST:PORT/DB, rediss://… or unix://…)"
+        ) from exc
+
+
 async def build_storage(
     settings: Settings, stack: AsyncExitStack, clock: Callable[[], datetime]
 ) -> Storage:
@@ -58,17 +78,15 @@ async def build_storage(
         from digest.backends.redis.mirror import RedisStore
         from digest.backends.redis.state import RedisState
 
-        try:
-            client = Redis.from_url(
-                settings.redis.url.get_secret_value(),
-                socket_connect_timeout=1.0,
-                socket_timeout=2.0,
-            )
-        except ValueError as exc:  # the URL is not repeated: it may hold a password
-            raise ConfigError(
-                "REDIS_URL is not a Redis URL (redis://HOST:PORT/DB, rediss://… or unix://…)"
-            ) from exc
+        client = _redis(Redis, settings.redis.url, "REDIS_URL", settings.redis.password)
         stack.push_async_callback(client.aclose)
+        cache: SharedState | None = None
+        if settings.redis.cache_url is not None:
+            cache_client = _redis(
+                Redis, settings.redis.cache_url, "REDIS_CACHE_URL", settings.redis.password
+            )
+            stack.push_async_callback(cache_client.aclose)
+            cache = RedisState(cache_client)
         local = SQLiteStore(db)
         stack.push_async_callback(local.close)
         shared = RedisState(client)
@@ -78,6 +96,7 @@ async def build_storage(
             ledger=RedisLedger(client, prefix=shared.prefix),
             subscriptions=StateSubscriptions(shared),
             local=local,
+            cache=cache,
             redis_reachable=shared.reachable,
         )
     store = SQLiteStore(db)

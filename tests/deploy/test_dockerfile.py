@@ -160,14 +160,24 @@ def test_dockerignore_keeps_secrets_and_tests_out() -> None:
 
 
 def test_compose_runs_the_bot_with_redis() -> None:
-    """compose.yaml: Redis with a health check, the bot waiting for it, env from .env."""
+    """compose.yaml: two Redis servers with health checks, the bot waiting for both, env from
+    .env; the state's Redis never evicts, the cache's evicts least recently used; both want the
+    password."""
     services = compose()["services"]
-    assert set(services) == {"redis", "bot"}
-    redis, bot = services["redis"], services["bot"]
-    assert redis["image"].startswith("redis:") and "healthcheck" in redis
-    assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert set(services) == {"redis", "redis-cache", "bot"}
+    redis, cache, bot = services["redis"], services["redis-cache"], services["bot"]
+    for server in (redis, cache):
+        assert server["image"].startswith("redis:") and "healthcheck" in server
+        assert "--requirepass" in server["command"][-1] and "--maxmemory " in server["command"][-1]
+        assert bot["depends_on"]["redis" if server is redis else "redis-cache"] == {
+            "condition": "service_healthy"
+        }
+    assert "--maxmemory-policy noeviction" in redis["command"][-1]
+    assert "--appendonly yes" in redis["command"][-1]
+    assert "--maxmemory-policy allkeys-lru" in cache["command"][-1]
     assert bot["env_file"] == [".env"]
     assert bot["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert bot["environment"]["REDIS_CACHE_URL"] == "redis://redis-cache:6379/0"
     assert bot["command"] == ["serve"]
     grace = int(str(bot["stop_grace_period"]).rstrip("s"))
     assert grace > 25  # serve drains posts in flight for up to 25 s after SIGTERM

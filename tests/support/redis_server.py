@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +54,17 @@ def free_port() -> int:
 class RedisServer:
     """A ``redis-server`` child process on 127.0.0.1 that tests may stop and restart."""
 
-    def __init__(self, binary: str, port: int | None = None) -> None:
+    def __init__(
+        self,
+        binary: str,
+        port: int | None = None,
+        options: Sequence[str] = (),
+        password: str | None = None,  # what ``options`` ask with ``--requirepass``
+    ) -> None:
         self.binary = binary
         self.port = port or free_port()
+        self.options = tuple(options)  # more ``redis-server`` arguments (``--maxmemory 2mb``)
+        self.password = password
         self._dir = tempfile.mkdtemp(prefix="redis-test-")
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -79,12 +87,13 @@ class RedisServer:
                 "no",
                 "--dir",
                 self._dir,
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout
-        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.2)
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.2, password=self.password)
         try:
             while True:
                 try:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError as RedisOutOfMemory
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from digest.errors import StateUnavailable
@@ -23,7 +24,8 @@ from digest.errors import StateUnavailable
 log = logging.getLogger("digest.state")
 
 _T = TypeVar("_T")
-_FAILURES = (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError)
+# A Redis at its ``maxmemory`` with ``noeviction`` refuses writes: unavailable, like one down.
+_FAILURES = (RedisConnectionError, RedisTimeoutError, RedisOutOfMemory, TimeoutError, OSError)
 
 
 class RedisGuard:

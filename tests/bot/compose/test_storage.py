@@ -7,13 +7,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import redis
 
 from bot.compose import build_runtime, build_storage
 from config.settings import RedisSettings, load_config
+from digest.builder import DigestRequest
 from digest.errors import ConfigError
-from tests.bot.compose.conftest import NOW, at_now, redis_replica, settings_for
+from digest.models import Lang, Window
+from tests.bot.compose.conftest import NOW, REPO, at_now, redis_replica, settings_for
 from tests.fakes.github import FakeGitHub
-from tests.support.redis_server import RedisServer
+from tests.support.redis_server import RedisServer, find_binary
 
 
 async def test_a_malformed_redis_url_is_a_configuration_error(
@@ -71,3 +74,33 @@ async def test_whether_redis_answers_is_asked_of_redis_only(
         assert shared.redis_reachable is not None and await shared.redis_reachable()
         redis_server.stop()
         assert not await shared.redis_reachable()
+
+
+async def test_the_digest_cache_goes_to_the_cache_redis_and_nothing_else_does(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """With REDIS_CACHE_URL a built digest is cached on that Redis; the mirror, the ledger and
+    the subscriptions stay on REDIS_URL's."""
+    binary = find_binary()
+    if binary is None:
+        pytest.skip("no redis-server")
+    main, cache = RedisServer(binary), RedisServer(binary)
+    main.start()
+    cache.start()
+    try:
+        urls = RedisSettings(url=main.url, cache_url=cache.url)  # type: ignore[arg-type]
+        settings = settings_for(github, tmp_path / "m.db", redis=urls)
+        config = load_config()
+        async with build_runtime(settings, config, clock=at_now) as runtime:
+            window = Window(NOW - timedelta(days=1), NOW, "UTC", "24h")
+            request = DigestRequest(REPO, window, Lang.EN, "template", ())
+            await runtime.service.get_digest(request)
+            await runtime.ledger.claim("post:run", "me", NOW, timedelta(minutes=10))
+        main_keys = redis.Redis.from_url(main.url).keys("*")
+        cache_keys = redis.Redis.from_url(cache.url).keys("*")
+    finally:
+        main.close()
+        cache.close()
+    assert cache_keys and all(b"{" not in key and b"ledger" not in key for key in cache_keys)
+    assert any(b":items" in key for key in main_keys)
+    assert any(b"ledger:post:run" in key for key in main_keys)

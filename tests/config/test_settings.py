@@ -105,6 +105,18 @@ def test_secrets_from_environment_never_print(monkeypatch: pytest.MonkeyPatch) -
     assert "supersecret" not in repr(settings) and "sk-secret" not in repr(settings)
 
 
+def test_redis_urls_and_password_are_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``REDIS_URL`` may hold a password: it, the cache's URL and ``REDIS_PASSWORD`` never
+    print."""
+    monkeypatch.setenv("REDIS_URL", "redis://:hunter2@redis:6379/0")
+    monkeypatch.setenv("REDIS_CACHE_URL", "redis://:hunter3@cache:6379/0")
+    monkeypatch.setenv("REDIS_PASSWORD", "hunter4")
+    settings = Settings()
+    assert settings.redis.url is not None
+    assert settings.redis.url.get_secret_value() == "redis://:hunter2@redis:6379/0"
+    assert not any(word in repr(settings) for word in ("hunter2", "hunter3", "hunter4"))
+
+
 def test_empty_values_are_unset(monkeypatch: pytest.MonkeyPatch) -> None:
     """``SLACK_BOT_TOKEN=`` (an env file's empty line) is no token at all, like a missing one."""
     for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN", "SLACK_PORT"):

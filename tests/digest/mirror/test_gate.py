@@ -35,7 +35,10 @@ async def env(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
         async with sandbox() as box, connect(box.url) as other:
             yield Env(
                 clock,
-                (RedisState(box.client, prefix=box.prefix), RedisState(other, prefix=box.prefix)),
+                (
+                    RedisState(box.client, prefix=box.prefix, timeout=15.0),
+                    RedisState(other, prefix=box.prefix, timeout=15.0),
+                ),
             )
         return
     path = str(tmp_path / "state.db")

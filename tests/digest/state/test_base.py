@@ -34,7 +34,9 @@ async def case(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
     """A fresh shared state of each implementation and a way to let time pass."""
     if request.param == "redis":
         async with sandbox() as box:
-            state = RedisState(box.client, prefix=box.prefix)
+            # The contract under test is exclusivity, not latency: twenty concurrent first
+            # connections on a loaded machine may take longer than the production timeout.
+            state = RedisState(box.client, prefix=box.prefix, timeout=15.0)
 
             async def wait_gone(key: str) -> None:
                 async with asyncio.timeout(5):

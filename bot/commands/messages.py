@@ -156,6 +156,21 @@ def error_text(
     return INTERNAL
 
 
+def command_line_error(error: BaseException, now: datetime | None = None) -> str:
+    """The line the command line prints for ``error`` (after ``vllm-report: ``); the MCP
+    tools return the same words."""
+    if isinstance(error, UsageError):
+        return f"{error} (see vllm-report --help)"
+    if isinstance(error, DigestError):
+        return error_text(error, now)
+    return f"internal error ({type(error).__name__}); run with -v for details"
+
+
+SYNCING = "Fetching {repo} from GitHub for {window}; a first fetch can take a minute."
+STILL_SYNCING = "Still fetching {repo} from GitHub ({seconds} s so far)."
+SYNCED = "Fetched {repo} from GitHub."
+
+
 _DAY_WORDS = {
     "mon": "Monday",
     "tue": "Tuesday",

@@ -379,11 +379,11 @@ async def _run_mcp(
 
         raise UsageError(f"--http takes a port from 1 to 65535, not {args.http}")
     async with _runtime(settings, config) as runtime:
-        server = mcp_server(runtime, version=_version(), verbose=args.verbose)
-        if args.http is None:
-            await server.run_stdio_async()
-        else:
-            await server.run_streamable_http_async(host="127.0.0.1", port=args.http)
+        from bot.mcp.server import serve
+
+        await serve(
+            mcp_server(runtime, version=_version(), verbose=args.verbose), http_port=args.http
+        )
 
 
 async def _run_site(

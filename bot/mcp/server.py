@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from collections.abc import Awaitable
 from typing import Annotated, Literal, TypeVar
 
@@ -216,6 +217,23 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         return json.dumps(configured(tools), ensure_ascii=False, indent=2)
 
     return server
+
+
+async def serve(server: MCPServer, *, http_port: int | None = None) -> None:
+    """Serve over stdin/stdout until the client closes them, or with ``http_port`` the
+    streamable HTTP transport at ``http://127.0.0.1:PORT/mcp`` until SIGTERM or SIGINT.
+
+    uvicorn catches those signals to shut down, then raises them again for the handlers it
+    found: a quiet one for SIGTERM lets the runtime close and the process exit 0.
+    """
+    if http_port is None:
+        await server.run_stdio_async()
+        return
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        await server.run_streamable_http_async(host="127.0.0.1", port=http_port)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def configured(tools: ReportTools) -> dict[str, object]:

@@ -555,3 +555,12 @@ async def test_importing_a_file_that_is_no_backup_is_a_configuration_error(tmp_p
     bad.write_text("subscriptions:\n- {platform: irc, channel: x}\n", "utf-8")
     run = await _cli("subscriptions", "import", str(bad), env={}, tmp=tmp_path)
     assert run.code == 6 and "is not a subscriptions file" in run.err
+
+
+async def test_mcp_refuses_a_port_it_cannot_listen_on(tmp_path: Path) -> None:
+    """`vllm-report mcp --http 70000` is a usage error (exit 2) before anything is built."""
+    run = await _cli("mcp", "--http", "70000", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert run.code == 2
+    assert run.err == (
+        "vllm-report: --http takes a port from 1 to 65535, not 70000 (see vllm-report --help)\n"
+    )

@@ -4,19 +4,22 @@ mirror's view of a window (no SDK, no I/O)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from bot.mcp.results import Discussion, ItemRow, LinkedItem, Remark, WindowInfo
-from digest.analysis.analyze import active_items
+from digest.analysis.analyze import active_items, analyze
 from digest.analysis.followups import fixers
 from digest.analysis.hot import human_comments, participants
 from digest.analysis.topics import match_topic
-from digest.analysis.types import WindowData
+from digest.analysis.types import HotDiscussion, WindowData
 from digest.ask.terms import match_terms
-from digest.models import Comment, CommentKind, Item, ItemKind, Topic, Window
+from digest.models import Comment, CommentKind, Item, ItemKind, Lang, Topic, Window
 from digest.render.json import iso
+from digest.render.markdown import render_blocks
 from digest.windows import format_window
+from digest.writers.template.context import context
+from digest.writers.template.hot import discussion as hot_discussion
 
 Kind = Literal["issue", "pr"]
 State = Literal["open", "closed", "merged"]
@@ -119,8 +122,20 @@ def _excerpt(text: str) -> str:
     return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 1] + "…"
 
 
-def discussion(item: Item, data: WindowData) -> Discussion:
-    """What people said about ``item`` in the window: counts, who, and the latest comments."""
+def summary(item: Item, data: WindowData, talk: Sequence[Comment], lang: Lang) -> str:
+    """The discussion of ``item`` as the report's hot discussions write it, in Markdown."""
+    if not talk:
+        return ""
+    known = data if any(i.number == item.number for i in data.items) else None
+    shown = known or replace(data, items=(*data.items, item))
+    ctx = context(analyze(shown, ()), lang)
+    hot = HotDiscussion(item=item, comments=tuple(talk), participants=participants(talk))
+    return render_blocks(hot_discussion(ctx, 1, hot))
+
+
+def discussion(item: Item, data: WindowData, lang: Lang = Lang.EN) -> Discussion:
+    """What people said about ``item`` in the window: counts, who, the latest comments and
+    the report's summary of it."""
     talk = _threads(data.comments, data.window).get(item.number, [])
     return Discussion(
         comments=len(talk),
@@ -138,6 +153,7 @@ def discussion(item: Item, data: WindowData) -> Discussion:
             )
             for c in talk[-LATEST:]
         ],
+        summary=summary(item, data, talk, lang),
     )
 
 

@@ -138,6 +138,10 @@ class Discussion(_Result):
     first_at: str | None
     last_at: str | None
     latest: list[Remark] = Field(description="the latest few comments, oldest first")
+    summary: str = Field(
+        description="Markdown, as the report's hot discussions write it: the core issue, "
+        "who said what, the point of contention and where it stands (empty without comments)"
+    )
 
 
 class ItemResult(_Result):

@@ -185,8 +185,17 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         window: Annotated[
             str, Field(description="the window of the discussion (default: week)", max_length=40)
         ] = "week",
+        lang: LangArg = None,
     ) -> Annotated[CallToolResult, ItemResult]:
-        return await answered(tools.item(number, repo=repo, window=window, progress=_progress(ctx)))
+        return await answered(
+            tools.item(
+                number,
+                repo=repo,
+                window=window,
+                lang=Lang(lang) if lang else None,
+                progress=_progress(ctx),
+            )
+        )
 
     @server.resource(
         URI_TEMPLATE,

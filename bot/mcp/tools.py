@@ -242,6 +242,7 @@ class ReportTools:
         *,
         repo: str | None = None,
         window: str = "week",
+        lang: Lang | None = None,
         progress: Progress | None = None,
     ) -> ItemResult:
         """One item, its linked fixes and its discussion in ``window``."""
@@ -260,7 +261,7 @@ class ReportTools:
             fixes=[linked(i) for i in sorted(fixes, key=lambda i: i.number)],
             fixed_by=fixed_by(found, data),
             window=window_info(request.window),
-            discussion=discussion(found, data),
+            discussion=discussion(found, data, lang or self._core.default_lang),
         )
 
     async def _from_github(self, repo: str, number: int) -> Item:

@@ -15,7 +15,7 @@ from bot.mcp import ReportTools
 from bot.mcp.tools import section_ids, tool_line
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.errors import NotFound
-from digest.models import Pointer, Window
+from digest.models import Lang, Pointer, Window
 from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.support.clock import Clock
 
@@ -38,7 +38,14 @@ def _rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     old = issue_row(REPO, 50, created=NOW - timedelta(days=60), title="An old question")
     comments = [
         comment_row(REPO, 9001, 101, created=NOW - timedelta(hours=4), login="dave"),
-        comment_row(REPO, 9002, 101, created=NOW - timedelta(hours=3), login="erin"),
+        comment_row(
+            REPO,
+            9002,
+            101,
+            created=NOW - timedelta(hours=3),
+            login="erin",
+            body="I don't think the scale should be read at load time; cache it instead.",
+        ),
         comment_row(REPO, 9003, 101, created=NOW - timedelta(hours=2), login="dave"),
         comment_row(REPO, 9004, 101, created=NOW - timedelta(hours=1), login="ci[bot]"),
     ]
@@ -101,9 +108,15 @@ async def test_an_item_with_its_fixes_and_discussion(tools: ReportTools) -> None
     assert issue.discussion.participants == ["dave", "erin"]
     assert issue.discussion.comments == 3 and len(issue.discussion.latest) == 3
     assert issue.discussion.latest[-1].author == "dave"
+    summary = issue.discussion.summary
+    assert "[#101" in summary and "(https://github.com/dave)" in summary
+    assert "cache it instead" in summary and "(https://github.com/erin)" in summary
+    zh = await tools.item(101, window="today", lang=Lang.ZH)
+    assert "状态" in zh.discussion.summary or "讨论" in zh.discussion.summary
     pr = await tools.item(102, window="today")
     assert [(i.number, i.state) for i in pr.fixes] == [(101, "open")]
     assert "Fixes #101" in pr.body_excerpt and pr.discussion.comments == 0
+    assert pr.discussion.summary == ""
 
 
 async def test_an_item_outside_the_mirror_comes_from_github(

@@ -169,6 +169,8 @@ def command_line_error(error: BaseException, now: datetime | None = None) -> str
 SYNCING = "Fetching {repo} from GitHub for {window}; a first fetch can take a minute."
 STILL_SYNCING = "Still fetching {repo} from GitHub ({seconds} s so far)."
 SYNCED = "Fetched {repo} from GitHub."
+STILL_WORKING = "Still working on {repo} ({seconds} s so far)."
+DONE = "Done."
 
 
 _DAY_WORDS = {

@@ -286,17 +286,21 @@ class ReportTools:
     async def _fetching(
         self, repo: str, label: str, work: Awaitable[T], progress: Progress | None, *, cold: bool
     ) -> T:
-        """``work`` awaited; on a ``cold`` fetch from GitHub, ``progress`` hears it start, every
-        few seconds while it runs, and its end."""
-        if progress is None or not cold:
+        """``work`` awaited; ``progress`` hears that a ``cold`` fetch from GitHub starts, that
+        any work still runs every few seconds (a client may wait longer for it), and its end."""
+        if progress is None:
             return await work
-        await progress(0, None, messages.SYNCING.format(repo=repo, window=label or "the window"))
+        if cold:
+            await progress(0, None, messages.SYNCING.format(repo=repo, window=label or "today"))
         task = asyncio.ensure_future(work)
         beats = 0
         while not (await asyncio.wait({task}, timeout=HEARTBEAT_S))[0]:
             beats += 1
             seconds = round(beats * HEARTBEAT_S)
-            await progress(beats, None, messages.STILL_SYNCING.format(repo=repo, seconds=seconds))
+            still = messages.STILL_SYNCING if cold else messages.STILL_WORKING
+            await progress(beats, None, still.format(repo=repo, seconds=seconds))
         result = task.result()
-        await progress(beats + 1, beats + 1, messages.SYNCED.format(repo=repo))
+        if cold or beats:
+            done = messages.SYNCED.format(repo=repo) if cold else messages.DONE
+            await progress(beats + 1, beats + 1, done)
         return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -157,6 +158,27 @@ async def test_digest_sections_and_progress_of_a_cold_fetch(
     heard.clear()
     await tools.digest("today", progress=progress)
     assert heard == []
+
+
+async def test_slow_work_on_a_warm_mirror_says_it_is_still_going(
+    tools: ReportTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work that outlasts a heartbeat without fetching (a model writing, say) still reports
+    that it runs, so that a client waiting on progress waits on."""
+    await tools.digest("today")
+    monkeypatch.setattr("bot.mcp.tools.HEARTBEAT_S", 0.01)
+    heard: list[tuple[float, float | None, str]] = []
+
+    async def progress(done: float, total: float | None, message: str) -> None:
+        heard.append((done, total, message))
+
+    async def slow() -> int:
+        await asyncio.sleep(0.1)
+        return 7
+
+    got = await tools._fetching(REPO, "today", slow(), progress, cold=False)
+    assert got == 7 and heard[0][2] == f"Still working on {REPO} (0 s so far)."
+    assert heard[-1][2] == "Done." and heard[-1][0] == heard[-1][1]
 
 
 async def test_the_answer_links_its_items_with_their_state(tools: ReportTools) -> None:

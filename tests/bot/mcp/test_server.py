@@ -238,8 +238,9 @@ async def test_errors_have_the_command_line_words_and_the_server_keeps_serving(
 async def test_streamable_http_answers_the_same_digest(
     github: FakeGitHub, data: Dataset, past_day: str, tmp_path: Path
 ) -> None:
-    """`vllm-report mcp --http PORT` serves the streamable HTTP transport on 127.0.0.1, and the
-    SDK's client gets the same digest from it."""
+    """`vllm-report mcp --http PORT` serves the streamable HTTP transport on 127.0.0.1, the
+    SDK's client gets the same digest from it, a foreign Host is refused, and SIGTERM stops it
+    cleanly."""
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -267,6 +268,13 @@ async def test_streamable_http_answers_the_same_digest(
         counts = data.expected_counts(*data.day(1)).as_dict()
         assert result.structured_content["counts"] == counts
         assert [s["id"] for s in result.structured_content["sections"]][-1] == "appendix"
+        async with httpx.AsyncClient() as client:
+            foreign = await client.post(
+                url,
+                headers={"Host": "evil.example", "Content-Type": "application/json"},
+                content=b"{}",
+            )
+        assert foreign.status_code == 421  # DNS rebinding: the SDK wants a local Host
     finally:
         if proc.returncode is None:
             proc.send_signal(signal.SIGTERM)

@@ -30,6 +30,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Lang,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -163,6 +164,7 @@ def _env() -> Environment:
         other=other,
         is_item=lambda span: isinstance(span, ItemRef),
         is_user=lambda span: isinstance(span, UserRef),
+        is_link=lambda span: isinstance(span, Link),
         is_text=lambda span: isinstance(span, Text),
     )
     env.filters["slug"] = anchor
@@ -199,6 +201,8 @@ def span_text(span: Inline) -> str:
         return f"#{span.number}" + (f" {span.title}" if span.title else "")
     if isinstance(span, UserRef):
         return f"@{span.login}"
+    if isinstance(span, Link):
+        return span.text or span.url
     if isinstance(span, Pointer):  # digests point nowhere: only answers carry pointers
         return ""
     return span.text

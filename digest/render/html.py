@@ -24,6 +24,7 @@ from digest.analysis.types import LIST_KEYS
 from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, lang_tag, other, t
 from digest.i18n.site import site_t
 from digest.models import (
+    Block,
     BulletList,
     Counts,
     Digest,
@@ -286,6 +287,12 @@ def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
         .get_template("index.html")
         .render(repos=tuple(repos), nav=nav, lang=nav.lang, csp=CSP_STATIC)
     )
+
+
+def render_blocks(blocks: Sequence[Block]) -> str:
+    """``blocks`` as an HTML fragment, as a report page shows them (a feed entry's content)."""
+    block = _env().get_template("macros.html").module.block  # type: ignore[attr-defined]
+    return "\n".join(str(block(b)).strip() for b in blocks)
 
 
 def render_search(nav: Nav) -> str:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-from mcp import ClientSession
+from mcp import ClientSession, MCPError
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextResourceContents
@@ -206,7 +206,8 @@ async def test_errors_have_the_command_line_words_and_the_server_keeps_serving(
     github: FakeGitHub, past_day: str, tmp_path: Path
 ) -> None:
     """A bad window, an unknown repository and GitHub's exhausted rate limit each come back
-    as a tool error worded as the command line words them; later calls still answer."""
+    as a tool error worded as the command line words them (a day's resource as a protocol
+    error); later calls still answer."""
     env = _env(github, tmp_path)
     cli_env = {**env, "VLLM_REPORT_DB": str(tmp_path / "cli.sqlite3")}
     async with _stdio(env, tmp_path / "stderr.txt") as session:
@@ -218,6 +219,11 @@ async def test_errors_have_the_command_line_words_and_the_server_keeps_serving(
             assert result.is_error and line == f"vllm-report: {_text(result)}\n"
         result = await session.call_tool("items", {"window": "tomorrow"})
         assert result.is_error and "That window doesn't work" in _text(result)
+        result = await session.call_tool("ask", {"question": "what's new?", "repo": "nobody/x"})
+        line = await _cli("ask", "what's new?", "--repo", "nobody/x", env=cli_env)
+        assert result.is_error and line == f"vllm-report: {_text(result)}\n"
+        with pytest.raises(MCPError, match="That window doesn't work: "):
+            await session.read_resource(f"vllm-report://{REPO}/2099-01-01/en")
 
         github.exhaust()
         limited = await session.call_tool("digest", {"repo": OTHER})

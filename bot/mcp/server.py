@@ -21,7 +21,7 @@ from pydantic import Field
 from bot.commands.grammar import UsageError
 from bot.mcp.items import Kind, State
 from bot.mcp.results import AnswerResult, DigestResult, ItemResult, ItemsResult
-from bot.mcp.tools import Progress, ReportTools
+from bot.mcp.tools import LOCAL, Progress, ReportTools
 from digest.errors import DigestError
 from digest.models import Lang
 
@@ -50,6 +50,13 @@ Repo = Annotated[
     Field(description="owner/name (default: the configured repository)", max_length=140),
 ]
 LangArg = Annotated[LangName | None, Field(description="language of the report (default: en)")]
+
+
+def _client(ctx: Context) -> str:
+    """Who calls, for the rate limits: the HTTP session (a header the SDK checks against its
+    sessions), or the one client of stdio."""
+    session = (ctx.headers or {}).get("mcp-session-id")
+    return f"http:{session[:64]}" if session else LOCAL
 
 
 def _progress(ctx: Context) -> Progress:
@@ -113,6 +120,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
                 topics=topics,
                 sections=sections,
                 progress=_progress(ctx),
+                client=_client(ctx),
             ),
             markdown=True,
         )
@@ -133,7 +141,11 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
     ) -> Annotated[CallToolResult, AnswerResult]:
         return await answered(
             tools.ask(
-                question, repo=repo, lang=Lang(lang) if lang else None, progress=_progress(ctx)
+                question,
+                repo=repo,
+                lang=Lang(lang) if lang else None,
+                progress=_progress(ctx),
+                client=_client(ctx),
             ),
             markdown=True,
         )
@@ -168,6 +180,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
                 query=query,
                 limit=limit,
                 progress=_progress(ctx),
+                client=_client(ctx),
             )
         )
 
@@ -194,6 +207,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
                 window=window,
                 lang=Lang(lang) if lang else None,
                 progress=_progress(ctx),
+                client=_client(ctx),
             )
         )
 
@@ -205,13 +219,13 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         "in en or zh, as Markdown.",
         mime_type="text/markdown",
     )
-    async def day(owner: str, name: str, date: str, lang: str) -> str:
+    async def day(owner: str, name: str, date: str, lang: str, ctx: Context) -> str:
         if not _DATE.match(date):
             raise ResourceError(f"{date!r} is not a date (use YYYY-MM-DD)")
         if lang not in ("en", "zh"):
             raise ResourceError(f"{lang!r} is not a language (use en or zh)")
         try:
-            return await tools.day_markdown(f"{owner}/{name}", date, Lang(lang))
+            return await tools.day_markdown(f"{owner}/{name}", date, Lang(lang), _client(ctx))
         except (DigestError, UsageError) as exc:
             raise ResourceError(tools.error_text(exc)) from exc
 

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import datetime
 from typing import TypeVar
 
@@ -54,7 +55,13 @@ from digest.windows import spec_of, title_date
 Progress = Callable[[float, float | None, str], Awaitable[None]]
 """Reports progress: (done so far, total if known, a sentence)."""
 
+Admission = Callable[[str, str, Lang], AbstractAsyncContextManager[None]]
+"""Lets a client's work of a kind (``digest``, ``question``) in, or raises a ``DigestError``
+saying why not (in the language given); the work runs inside it. The composition root makes
+it from the rate limits chat has; without one, nothing is limited."""
+
 T = TypeVar("T")
+LOCAL = "stdio"  # the one client of a server over stdin/stdout
 HEARTBEAT_S = 2.0  # how often a long fetch says it is still going
 MAX_ITEMS = 200
 
@@ -101,6 +108,7 @@ class ReportTools:
         clock: Callable[[], datetime],
         github: GitHubClient | None = None,
         web_url: str = "https://github.com",
+        admission: Admission | None = None,
     ) -> None:
         self._core = core
         self._store = store
@@ -109,6 +117,14 @@ class ReportTools:
         self._clock = clock
         self._github = github
         self._web_url = web_url.rstrip("/")
+        self._admission = admission
+
+    def _admitted(
+        self, kind: str, client: str, lang: Lang | None
+    ) -> AbstractAsyncContextManager[None]:
+        if self._admission is None:
+            return nullcontext()
+        return self._admission(kind, client, lang or self._core.default_lang)
 
     @property
     def config(self) -> AppConfig:
@@ -127,6 +143,7 @@ class ReportTools:
         topics: Sequence[str] | None = None,
         sections: Sequence[str] | None = None,
         progress: Progress | None = None,
+        client: str = LOCAL,
     ) -> DigestResult:
         """The digest of ``window``: every section, or only ``sections``, and its Markdown."""
         request = self._core.request(
@@ -135,13 +152,12 @@ class ReportTools:
             lang=lang,
             topics=tuple(topics) if topics is not None else None,
         )
-        built = await self._fetching(
-            request.repo,
-            request.window.label,
-            self._core.build(request),
-            progress,
-            cold=await self._cold(request.repo, request.window),
-        )
+        cold = await self._cold(request.repo, request.window)
+        async with self._admitted("digest", client, request.lang):
+            work = self._core.build(request)
+            built = await self._fetching(
+                request.repo, request.window.label, work, progress, cold=cold
+            )
         ids = section_ids(built, sections)
         shown = dataclasses.replace(built, sections=tuple(s for s in built.sections if s.id in ids))
         doc = to_json(shown)
@@ -160,10 +176,11 @@ class ReportTools:
             markdown=render_markdown(shown),
         )
 
-    async def day_markdown(self, repo: str, date: str, lang: Lang) -> str:
+    async def day_markdown(self, repo: str, date: str, lang: Lang, client: str = LOCAL) -> str:
         """A day's report (``date`` is YYYY-MM-DD, at the repository's cut-off) as Markdown."""
         request = self._core.request(date, repo=repo, lang=lang)
-        return render_markdown(await self._core.build(request))
+        async with self._admitted("digest", client, lang):
+            return render_markdown(await self._core.build(request))
 
     async def ask(
         self,
@@ -172,6 +189,7 @@ class ReportTools:
         repo: str | None = None,
         lang: Lang | None = None,
         progress: Progress | None = None,
+        client: str = LOCAL,
     ) -> AnswerResult:
         """The linked answer to ``question`` and the items it links."""
         command = parse(f"ask {question}")
@@ -181,7 +199,9 @@ class ReportTools:
         command = AskCommand(command.question, Options(repo or opts.repo, lang or opts.lang))
         name = command.options.repo or self._config.default_repo
         cold = (await self._store.get_sync_state(name)).covered_since is None
-        answer = await self._fetching(name, "", self._core.ask(command), progress, cold=cold)
+        async with self._admitted("question", client, command.options.lang):
+            work = self._core.ask(command)
+            answer = await self._fetching(name, "", work, progress, cold=cold)
         cited = await self._store.items_by_number(answer.repo, list(answer.cites))
         by_number = {item.number: item for item in cited}
         url = f"{answer.repo_url}/issues"
@@ -214,6 +234,7 @@ class ReportTools:
         query: str | None = None,
         limit: int = 50,
         progress: Progress | None = None,
+        client: str = LOCAL,
     ) -> ItemsResult:
         """The issues and PRs active in ``window`` that match every filter given."""
         if query is not None and len(query) > 200:
@@ -221,7 +242,8 @@ class ReportTools:
         request = self._core.request(
             window, repo=repo, topics=(topic,) if topic is not None else None
         )
-        data = await self._window(request.repo, request.window, progress)
+        async with self._admitted("digest", client, None):
+            data = await self._window(request.repo, request.window, progress)
         filters = Filters(
             topic=request.topics[0] if topic is not None else None,
             kind=kind,
@@ -244,15 +266,17 @@ class ReportTools:
         window: str = "week",
         lang: Lang | None = None,
         progress: Progress | None = None,
+        client: str = LOCAL,
     ) -> ItemResult:
         """One item, its linked fixes and its discussion in ``window``."""
         request = self._core.request(window, repo=repo)
         name = request.repo
-        data = await self._window(name, request.window, progress)
-        found = {i.number: i for i in data.items}.get(number)
-        if found is None:
-            mirrored = await self._store.items_by_number(name, [number])
-            found = mirrored[0] if mirrored else await self._from_github(name, number)
+        async with self._admitted("digest", client, lang):
+            data = await self._window(name, request.window, progress)
+            found = {i.number: i for i in data.items}.get(number)
+            if found is None:
+                mirrored = await self._store.items_by_number(name, [number])
+                found = mirrored[0] if mirrored else await self._from_github(name, number)
         fixes = await self._store.items_by_number(name, list(found.fixes)) if found.is_pr else []
         return ItemResult(
             repo=name,

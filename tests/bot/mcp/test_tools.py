@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from bot.compose.mcp import mcp_tools
 from bot.mcp import ReportTools
 from bot.mcp.tools import section_ids, tool_line
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
-from digest.errors import NotFound
+from digest.errors import DigestError, NotFound
 from digest.models import Lang, Pointer, Window
 from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.support.clock import Clock
@@ -186,6 +187,50 @@ async def test_the_answer_links_its_items_with_their_state(tools: ReportTools) -
     answer = await tools.ask("what's new in ROCm today?")
     assert [(i.number, i.state) for i in answer.items] == [(102, "merged"), (101, "open")]
     assert answer.topic == "rocm" and "#102" in answer.markdown
+
+
+async def test_an_admission_refusal_spends_nothing(github: FakeGitHub, tmp_path: Path) -> None:
+    """Each tool asks the admission to let its kind of work in for its client; a refusal stops
+    the work before any GitHub request, and its words are the tool's error."""
+
+    class Refused(DigestError):
+        pass
+
+    asked: list[tuple[str, str, Lang]] = []
+
+    @asynccontextmanager
+    async def admission(kind: str, client: str, lang: Lang) -> AsyncIterator[None]:
+        asked.append((kind, client, lang))
+        if kind == "question":
+            raise Refused("too many questions")
+        yield
+
+    settings = Settings(
+        github=GitHubSettings(api_url=github.url),
+        db=str(tmp_path / "a.db"),
+        redis=RedisSettings(url=None),
+    )  # type: ignore[call-arg]
+    async with build_runtime(settings, load_config(), clock=Clock(NOW)) as runtime:
+        tools = mcp_tools(runtime)
+        limited = ReportTools(
+            core=runtime.core,
+            store=runtime.store,
+            sync=runtime.sync,
+            config=runtime.config,
+            clock=runtime.clock,
+            admission=admission,
+        )
+        with pytest.raises(Refused) as refused:
+            await limited.ask("what's new in ROCm?", client="http:abc", lang=Lang.ZH)
+        assert github.requests == []
+        assert tools.error_text(refused.value) == "Couldn't build the digest: too many questions."
+        await limited.items("today", client="http:abc")
+        await limited.digest("today")
+    assert asked == [
+        ("question", "http:abc", Lang.ZH),
+        ("digest", "http:abc", Lang.EN),
+        ("digest", "stdio", Lang.EN),
+    ]
 
 
 def test_section_ids_keep_the_digest_order_and_refuse_unknown_ones() -> None:

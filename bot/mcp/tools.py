@@ -63,6 +63,7 @@ it from the rate limits chat has; without one, nothing is limited."""
 T = TypeVar("T")
 LOCAL = "stdio"  # the one client of a server over stdin/stdout
 HEARTBEAT_S = 2.0  # how often a long fetch says it is still going
+RESULTS_KEPT = 8  # digest results kept as made: a digest from the cache is not rendered again
 MAX_ITEMS = 200
 
 
@@ -95,6 +96,26 @@ def section_ids(digest: Digest, wanted: Sequence[str] | None) -> list[str]:
     return [i for i in have if i in chosen]
 
 
+def digest_result(digest: Digest, ids: Sequence[str]) -> DigestResult:
+    """``digest`` with the sections ``ids`` only, as the ``digest`` tool returns it."""
+    shown = dataclasses.replace(digest, sections=tuple(s for s in digest.sections if s.id in ids))
+    doc = to_json(shown)
+    return DigestResult(
+        repo=digest.repo,
+        repo_url=digest.repo_url,
+        display_name=digest.shown_name,
+        lang=digest.lang.value,
+        window=window_info(digest.window),
+        date=title_date(digest.window),
+        counts=CountsInfo(**digest.counts.as_dict()),
+        sections=[SectionInfo(**section) for section in doc["sections"]],
+        lists=doc["lists"] if "appendix" in ids else None,
+        notes=list(digest.notes),
+        writers=list(digest.writers),
+        markdown=render_markdown(shown),
+    )
+
+
 class ReportTools:
     """The tools' work: the same requests, cache and mirror as every other front end."""
 
@@ -118,6 +139,7 @@ class ReportTools:
         self._github = github
         self._web_url = web_url.rstrip("/")
         self._admission = admission
+        self._results: dict[tuple[object, ...], DigestResult] = {}  # the latest, as made
 
     def _admitted(
         self, kind: str, client: str, lang: Lang | None
@@ -159,22 +181,14 @@ class ReportTools:
                 request.repo, request.window.label, work, progress, cold=cold
             )
         ids = section_ids(built, sections)
-        shown = dataclasses.replace(built, sections=tuple(s for s in built.sections if s.id in ids))
-        doc = to_json(shown)
-        return DigestResult(
-            repo=built.repo,
-            repo_url=built.repo_url,
-            display_name=built.shown_name,
-            lang=built.lang.value,
-            window=window_info(built.window),
-            date=title_date(built.window),
-            counts=CountsInfo(**built.counts.as_dict()),
-            sections=[SectionInfo(**section) for section in doc["sections"]],
-            lists=doc["lists"] if "appendix" in ids else None,
-            notes=list(built.notes),
-            writers=list(built.writers),
-            markdown=render_markdown(shown),
-        )
+        key = (request.key, built.generated_at, built.synced_at, built.notes, tuple(ids))
+        made = self._results.get(key)
+        if made is None:
+            made = digest_result(built, ids)
+            self._results[key] = made
+            while len(self._results) > RESULTS_KEPT:
+                self._results.pop(next(iter(self._results)))
+        return made
 
     async def day_markdown(self, repo: str, date: str, lang: Lang, client: str = LOCAL) -> str:
         """A day's report (``date`` is YYYY-MM-DD, at the repository's cut-off) as Markdown."""

@@ -157,8 +157,10 @@ async def test_digest_sections_and_progress_of_a_cold_fetch(
     steps = [done for done, _, _ in heard]
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     heard.clear()
-    await tools.digest("today", progress=progress)
+    assert await tools.digest("today", sections=["summary", "topic"], progress=progress) is made
     assert heard == []
+    other = await tools.digest("today", topics=[], sections=["summary"])
+    assert other is not made and [s.id for s in other.sections] == ["summary"]
 
 
 async def test_slow_work_on_a_warm_mirror_says_it_is_still_going(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import signal
 import sys
@@ -120,7 +121,8 @@ async def test_tools_digest_ask_items_and_a_day_over_stdio(
     github: FakeGitHub, data: Dataset, past_day: str, tmp_path: Path
 ) -> None:
     """Through the SDK's stdio client: four described tools with schemas; a past day's digest
-    with exact counts and every section (progress while it is fetched); ROCm's answer linking
+    with exact counts and every section, within the design's request budget (progress while
+    it is fetched); ROCm's answer linking
     exactly the window's ROCm items; the topic's items with their comment counts; the day as
     a resource, the same Markdown; and the token in no result and no log."""
     errlog = tmp_path / "stderr.txt"
@@ -152,6 +154,8 @@ async def test_tools_digest_ask_items_and_a_day_over_stdio(
         assert f"New issues {expected.new_issues} | Closed issues {expected.closed_issues}" in (
             markdown
         )
+        issues, comments = data.rows_updated_since(data.day(1)[0] - timedelta(minutes=2))
+        assert len(github.requests) <= math.ceil(issues / 100) + math.ceil(comments / 100) + 3
         assert progress[0][2] is not None and f"Fetching {REPO} from GitHub" in progress[0][2]
         assert progress[-1][0] == progress[-1][1]  # done
 

@@ -74,10 +74,10 @@ def _env(github: FakeGitHub, tmp: Path, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def _stdio(env: dict[str, str], errlog: Path) -> AsyncIterator[ClientSession]:
-    """A session with ``vllm-report mcp`` started by the SDK's stdio client."""
+async def _stdio(env: dict[str, str], errlog: Path, *options: str) -> AsyncIterator[ClientSession]:
+    """A session with ``vllm-report mcp OPTIONS`` started by the SDK's stdio client."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "bot.cli", "mcp"], env=env, cwd=str(ROOT)
+        command=sys.executable, args=["-m", "bot.cli", "mcp", *options], env=env, cwd=str(ROOT)
     )
     with errlog.open("w") as err:
         async with (
@@ -243,6 +243,21 @@ async def test_errors_have_the_command_line_words_and_the_server_keeps_serving(
         again = await session.call_tool("digest", {"window": past_day})
         assert not again.is_error and again.structured_content == first.structured_content
         assert len((await session.list_tools()).tools) == 4
+
+
+async def test_verbose_logs_go_to_stderr_and_never_into_the_protocol(
+    github: FakeGitHub, past_day: str, tmp_path: Path
+) -> None:
+    """With `-v` every log line goes to stderr: stdout carries the protocol alone, so calls
+    still answer, and the token is in no log line."""
+    errlog = tmp_path / "stderr.txt"
+    env = _env(github, tmp_path, GITHUB_TOKEN=TOKEN)
+    async with _stdio(env, errlog, "-v") as session:
+        result = await session.call_tool("digest", {"window": past_day, "sections": ["summary"]})
+        assert not result.is_error, _text(result)
+    logged = errlog.read_text()
+    assert "runtime.ready" in logged and "digest" in logged
+    assert TOKEN not in logged
 
 
 async def test_streamable_http_answers_the_same_digest(

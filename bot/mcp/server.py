@@ -32,7 +32,7 @@ CONFIG_URI = "vllm-report://repositories"
 _DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
 
 INSTRUCTIONS = """\
-What happened in the GitHub repositories this server follows (vllm-project/vllm by default):
+What happened in the GitHub repositories this server follows ({default} by default):
 `digest` for a window's report, `ask` for a short linked answer to a question, `items` to list
 the window's issues and pull requests, `item` for one of them. Windows: today, yesterday, week,
 Nd (e.g. 3d), YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD (at most 31 days). Titles, comments and
@@ -71,7 +71,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
     server: MCPServer = MCPServer(
         "vllm-report",
         title="vllm-report",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS.format(default=tools.config.default_repo),
         version=version,
         log_level="DEBUG" if verbose else "ERROR",
     )

@@ -38,3 +38,4 @@ async def test_the_server_publishes_four_tools_and_two_resources(
     assert [t.uri_template for t in templates] == ["vllm-report://{owner}/{name}/{date}/{lang}"]
     assert [str(r.uri) for r in resources] == ["vllm-report://repositories"]
     assert server.version == "9.9"
+    assert server.instructions is not None and "vllm-project/vllm by default" in server.instructions

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from digest.errors import NotFound, RepoRefused, StateUnavailable
 from digest.github.allow_list import AllowList
 from digest.github.client import GitHubClient
+from digest.mirror.store import Sync, SyncResult
+from digest.models import Window
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
@@ -66,7 +68,7 @@ class RepoAccess:
     def check_allowed(self, repo: str) -> None:
         """Refuse ``repo`` (``not_allowed``) when it is off the allow-list."""
         if not self.allow.allows(repo):
-            raise RepoRefused(repo, "not_allowed")
+            raise RepoRefused(repo, "not_allowed", allowed=self.allow.shown())
 
     async def facts(self, repo: str) -> RepoFacts:
         """Whether GitHub shows ``repo`` and whether it is private: from the shared state, else
@@ -156,3 +158,20 @@ class RepoAccess:
             await self._state.set(key, value, ttl)
         except StateUnavailable:
             log.info("follow.unrecorded", extra={"key": key.split(":", 1)[0]})
+
+
+class GuardedSync:
+    """A :class:`~digest.mirror.store.Sync` that records that ``repo`` was asked for, then
+    admits it (unless ``trusted``: the configuration's own) before syncing: a repository off
+    the allow-list, missing or private and not listed is never synced (``RepoRefused``)."""
+
+    def __init__(self, sync: Sync, access: RepoAccess, *, trusted: Iterable[str] = ()) -> None:
+        self._sync = sync
+        self._access = access
+        self._trusted = frozenset(name.lower() for name in trusted)
+
+    async def ensure(self, repo: str, window: Window) -> SyncResult:
+        await self._access.asked(repo)
+        if repo.lower() not in self._trusted:
+            await self._access.admit(repo)
+        return await self._sync.ensure(repo, window)

@@ -1,40 +1,27 @@
 """Mirrors nobody wants any more are pruned: a repository nobody follows and nobody asked for
 within the access's ``asked_for`` loses its items, comments and sync state (a later request
-syncs it again, from a backfill). :class:`AskedSync` records each request as it syncs.
+syncs it again, from a backfill). :class:`~digest.mirror.access.GuardedSync` records each
+request as it syncs.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from digest.mirror.access import RepoAccess
-from digest.mirror.store import Sync, SyncResult
-from digest.models import Window
 
 log = logging.getLogger(__name__)
 
 
+@runtime_checkable
 class Prunable(Protocol):
     """A mirror that can list and drop whole repositories (both backends)."""
 
     async def mirrored_repos(self) -> list[str]: ...
 
     async def drop_repo(self, repo: str) -> None: ...
-
-
-class AskedSync:
-    """A :class:`~digest.mirror.store.Sync` that records, before syncing, that ``repo`` was
-    asked for."""
-
-    def __init__(self, sync: Sync, access: RepoAccess) -> None:
-        self._sync = sync
-        self._access = access
-
-    async def ensure(self, repo: str, window: Window) -> SyncResult:
-        await self._access.asked(repo)
-        return await self._sync.ensure(repo, window)
 
 
 async def prune(store: Prunable, access: RepoAccess, followed: Iterable[str]) -> list[str]:

@@ -1,0 +1,119 @@
+"""What chat may follow: a repository the access admits, within the caps on subscriptions
+per channel, per workspace (Discord server) and in total; and the words of each refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from digest import i18n
+from digest.errors import RepoRefused
+from digest.mirror.access import RepoAccess
+from digest.models import Lang
+from digest.schedule.subscription import Subscription
+from digest.schedule.subscriptions import SubscriptionStore
+
+Directory = Callable[[], Awaitable[Sequence[Subscription]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """The most subscriptions a channel, a workspace (Discord server) and the bot may hold."""
+
+    per_channel: int = 10
+    per_workspace: int = 50
+    total: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class CapReached:
+    """A subscription one too many: the ``scope`` whose cap it meets, and that cap."""
+
+    scope: str  # "channel" | "workspace" | "total"
+    limit: int
+
+    def text(self, lang: Lang, platform: str) -> str:
+        where = i18n.t(f"follow.workspace.{platform}", lang)
+        return i18n.t(f"follow.cap.{self.scope}", lang, limit=self.limit, workspace=where)
+
+
+def refusal(error: RepoRefused) -> str:
+    """The words of a refused repository, in the refusal's language."""
+    allowed = error.allowed or "-"
+    return i18n.t(f"follow.{error.reason}", error.lang, repo=error.repo, allowed=allowed)
+
+
+class Following:
+    """Admits the repositories chat names and holds the caps, over ``directory`` (every stored
+    subscription); the ``trusted`` repositories (the configuration's) pass unchecked."""
+
+    def __init__(
+        self,
+        access: RepoAccess,
+        directory: Directory,
+        caps: Caps = Caps(),
+        *,
+        trusted: Iterable[str] = (),
+    ) -> None:
+        self.access = access
+        self._directory = directory
+        self.caps = caps
+        self._trusted = frozenset(name.lower() for name in trusted)
+
+    async def admit(self, repo: str) -> None:
+        """Refuse ``repo`` when it is off the allow-list, missing on GitHub, or private and
+        not listed (one request, kept)."""
+        if repo.lower() in self._trusted:
+            self.access.check_allowed(repo)
+            return
+        await self.access.admit(repo)
+
+    async def cap_reached(self, made: Subscription) -> CapReached | None:
+        """The cap ``made`` would exceed, if any; replacing a subscription never does."""
+        every = await self._directory()
+        if any(s.id == made.id for s in every):
+            return None
+        mine = [s for s in every if s.platform == made.platform]
+        if sum(s.channel == made.channel for s in mine) >= self.caps.per_channel:
+            return CapReached("channel", self.caps.per_channel)
+        if made.workspace is not None:
+            held = sum(s.workspace == made.workspace for s in mine)
+            if held >= self.caps.per_workspace:
+                return CapReached("workspace", self.caps.per_workspace)
+        if len(every) >= self.caps.total:
+            return CapReached("total", self.caps.total)
+        return None
+
+    async def lapsed(self, repo: str) -> bool:
+        """Whether ``repo`` stopped answering and is not followed any more."""
+        return await self.access.lapsed(repo)
+
+
+class Lapsed(Protocol):
+    """Whether a repository stopped answering (``RepoAccess``)."""
+
+    async def lapsed(self, repo: str) -> bool: ...
+
+
+class FollowedSubscriptions:
+    """The subscriptions the scheduler posts: those of ``store`` whose repository has not
+    lapsed (a lapsed one's subscriptions stay stored, and ``subscriptions`` says so)."""
+
+    def __init__(self, store: SubscriptionStore, lapses: Lapsed) -> None:
+        self._store = store
+        self._lapses = lapses
+
+    async def all_subscriptions(self) -> list[Subscription]:
+        found = await self._store.all_subscriptions()
+        gone = {s.repo.lower() for s in found if await self._lapses.lapsed(s.repo)}
+        return [s for s in found if s.repo.lower() not in gone]
+
+    async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]:
+        return await self._store.channel_subscriptions(platform, channel)
+
+    async def put_subscription(self, subscription: Subscription) -> None:
+        await self._store.put_subscription(subscription)
+
+    async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool:
+        return await self._store.delete_subscription(platform, channel, repo)

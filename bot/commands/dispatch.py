@@ -299,7 +299,7 @@ class SubscriptionCommands:
                 return None
             await self._following.admit(made.repo)
         except RepoRefused as exc:
-            return refusal(exc.worded_in(made.lang))
+            return refusal(exc.worded_in(made.lang), subscribing=True)
         cap = await self._following.cap_reached(made)
         return cap.text(made.lang, self._platform) if cap is not None else None
 

@@ -38,10 +38,14 @@ class CapReached:
         return i18n.t(f"follow.cap.{self.scope}", lang, limit=self.limit, workspace=where)
 
 
-def refusal(error: RepoRefused) -> str:
-    """The words of a refused repository, in the refusal's language."""
+def refusal(error: RepoRefused, *, subscribing: bool = False) -> str:
+    """The words of a refused repository, in the refusal's language; ``subscribing`` adds
+    that nothing was stored."""
     allowed = error.allowed or "-"
-    return i18n.t(f"follow.{error.reason}", error.lang, repo=error.repo, allowed=allowed)
+    text = i18n.t(f"follow.{error.reason}", error.lang, repo=error.repo, allowed=allowed)
+    if subscribing:
+        text += ("" if error.lang == Lang.ZH else " ") + i18n.t("follow.not_stored", error.lang)
+    return text
 
 
 class Following:

@@ -7,11 +7,10 @@ from collections.abc import Mapping
 
 FOLLOWS: Mapping[str, tuple[str, str]] = {
     "follow.missing": (
-        "在 GitHub 上找不到 {repo}：请检查 owner/name 的拼写（并确认它是公开仓库）。"
-        "未保存任何订阅。",
-        "I couldn't find {repo} on GitHub: check the owner/name spelling (and that it is "
-        "public). Nothing was stored.",
+        "在 GitHub 上找不到 {repo}：请检查 owner/name 的拼写（并确认它是公开仓库）。",
+        "I couldn't find {repo} on GitHub: check the owner/name spelling (and that it is public).",
     ),
+    "follow.not_stored": ("未保存任何订阅。", "Nothing was stored."),
     "follow.private": (
         "{repo} 是私有仓库，而本机器人只关注允许列表中的私有仓库，因此不能在这里使用它。",
         "{repo} is a private repository, and this bot follows private repositories only when "

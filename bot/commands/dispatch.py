@@ -307,7 +307,7 @@ class SubscriptionCommands:
         """`` (repository not found; not followed any more)`` for a lapsed repository."""
         if self._following is None or not await self._following.lapsed(subscription.repo):
             return ""
-        return f" ({i18n.t('follow.lapsed', subscription.lang)})"
+        return i18n.t("follow.lapsed", subscription.lang)
 
     def _subscription(
         self, command: SubscribeCommand, channel: str, found: Defaults

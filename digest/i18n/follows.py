@@ -38,8 +38,8 @@ FOLLOWS: Mapping[str, tuple[str, str]] = {
         "take another for now.",
     ),
     "follow.lapsed": (
-        "找不到该仓库，已不再关注",
-        "repository not found; not followed any more",
+        "（找不到该仓库，已不再关注）",
+        " (repository not found; not followed any more)",
     ),
     "follow.workspace.slack": ("工作区", "workspace"),
     "follow.workspace.discord": ("服务器", "server"),

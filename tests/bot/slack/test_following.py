@@ -192,3 +192,20 @@ async def test_every_command_honours_the_allow_list(
         await _post(server, form_body(slash_payload("2026-01-31", trigger_id="default")))
         await server.jobs.idle()
         assert any("2026-01-31" in p.get("text", "") for p in fake.posts)
+
+
+async def test_the_listing_says_when_a_repository_is_not_followed_any_more(
+    core: ReportCore, web_client: AsyncWebClient
+) -> None:
+    """After three syncs answered NotFound, `subscriptions` marks the repository's
+    subscription, in its language; the others read as before."""
+    async with bot(core, web_client, repos=("o/r1", "o/r2")) as (server, rig, _):
+        await _ack(server, "subscribe repo:o/r1 lang:zh")
+        await _ack(server, "subscribe repo:o/r2")
+        for _ in range(3):
+            await rig.access.missed("o/r1")
+        listed = await _ack(server, "subscriptions")
+        [gone] = [line for line in listed.splitlines() if "o/r1" in line]
+        [kept] = [line for line in listed.splitlines() if "o/r2" in line]
+        assert gone.endswith("in zh（找不到该仓库，已不再关注）")
+        assert "不再关注" not in kept and "not followed" not in kept

@@ -1,20 +1,43 @@
-"""What chat may follow: a repository the access admits, within the caps on subscriptions
-per channel, per workspace (Discord server) and in total; and the words of each refusal."""
+"""What chat may follow: the allow-list (``VLLM_REPORT_ALLOWED_REPOS`` over the configuration's
+``allowed_repos``), a repository the access admits, within the caps on subscriptions per
+channel, per workspace (Discord server) and in total; and the words of each refusal."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from config.settings import AppConfig, Settings
 from digest import i18n
-from digest.errors import RepoRefused
+from digest.errors import ConfigError, RepoRefused
+from digest.github.allow_list import AllowList
 from digest.mirror.access import RepoAccess
 from digest.models import Lang
 from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import SubscriptionStore
 
 Directory = Callable[[], Awaitable[Sequence[Subscription]]]
+
+
+def trusted(config: AppConfig) -> list[str]:
+    """The configuration's own repositories (the default and those of ``repos:``), which are
+    always allowed and never checked."""
+    return [config.default_repo, *config.repos]
+
+
+def allow_list(settings: Settings, config: AppConfig) -> AllowList:
+    """The allow-list; when there is one, the configuration's own repositories are on it."""
+    raw = settings.allowed_repos
+    patterns = re.split(r"[,\s]+", raw) if raw is not None else list(config.allowed_repos)
+    try:
+        found = AllowList.of(patterns)
+    except ValueError as exc:
+        raise ConfigError(f"VLLM_REPORT_ALLOWED_REPOS: {exc}") from exc
+    if not found.restricted:
+        return found
+    return AllowList.of([*found.patterns, *trusted(config)])
 
 
 @dataclass(frozen=True, slots=True)

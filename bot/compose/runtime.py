@@ -15,9 +15,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 from pydantic import ValidationError
 
-from bot.commands.following import Following
+from bot.commands.following import Following, trusted
 from bot.commands.runner import ReportCore
-from bot.compose.following import caps, repo_access, trusted
+from bot.compose.following import caps, repo_access
 from bot.compose.llm import llm_writers
 from bot.compose.questions import question_asker
 from bot.compose.storage import build_storage

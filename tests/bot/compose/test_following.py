@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.following import Caps
-from bot.compose.following import allow_list, caps
+from bot.commands.following import Caps, allow_list
+from bot.compose.following import caps
 from config.settings import AppConfig, Settings, load_config
 from digest.errors import ConfigError
 

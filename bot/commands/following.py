@@ -133,7 +133,8 @@ class FollowedSubscriptions:
 
     async def all_subscriptions(self) -> list[Subscription]:
         found = await self._store.all_subscriptions()
-        gone = {s.repo.lower() for s in found if await self._lapses.lapsed(s.repo)}
+        repos = {s.repo.lower(): s.repo for s in found}  # each repository asked about once
+        gone = {key for key, name in repos.items() if await self._lapses.lapsed(name)}
         return [s for s in found if s.repo.lower() not in gone]
 
     async def channel_subscriptions(self, platform: str, channel: str) -> list[Subscription]:

@@ -161,8 +161,8 @@ class RepoAccess:
 
 
 class GuardedSync:
-    """A :class:`~digest.mirror.store.Sync` that records that ``repo`` was asked for, then
-    admits it (unless ``trusted``: the configuration's own) before syncing: a repository off
+    """A :class:`~digest.mirror.store.Sync` that admits ``repo`` (unless ``trusted``: the
+    configuration's own) and records that it was asked for, before syncing: a repository off
     the allow-list, missing or private and not listed is never synced (``RepoRefused``)."""
 
     def __init__(self, sync: Sync, access: RepoAccess, *, trusted: Iterable[str] = ()) -> None:
@@ -171,7 +171,7 @@ class GuardedSync:
         self._trusted = frozenset(name.lower() for name in trusted)
 
     async def ensure(self, repo: str, window: Window) -> SyncResult:
-        await self._access.asked(repo)
         if repo.lower() not in self._trusted:
             await self._access.admit(repo)
+        await self._access.asked(repo)
         return await self._sync.ensure(repo, window)

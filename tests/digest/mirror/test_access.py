@@ -99,8 +99,8 @@ async def test_asked_for_is_remembered_for_its_period_with_one_write_an_hour() -
 
 
 async def test_the_guarded_sync_never_syncs_a_refused_repository() -> None:
-    """A missing or private repository raises before the mirror is synced; a trusted one (the
-    configuration's) is synced without asking GitHub about it."""
+    """A missing or private repository raises before the mirror is synced (and is not recorded
+    as asked for); a trusted one (the configuration's) is synced without asking GitHub."""
     clock = Clock(START)
     async with FakeGitHub(clock=clock) as gh, github_access(gh, clock) as rig:
         gh.add_repo("acme/secret", private=True)
@@ -113,4 +113,5 @@ async def test_the_guarded_sync_never_syncs_a_refused_repository() -> None:
         assert inner.calls == []
         await guarded.ensure(REPO, WINDOW)
         assert [repo for repo, _ in inner.calls] == [REPO] and repo_requests(gh, REPO) == 0
-        assert await rig.access.asked_recently("nobody/nothing")
+        assert await rig.access.asked_recently(REPO)
+        assert not await rig.access.asked_recently("nobody/nothing")  # refused: not recorded

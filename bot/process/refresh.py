@@ -24,7 +24,11 @@ PruneFn = Callable[[Iterable[str]], Awaitable[list[str]]]
 class Lapses(Protocol):
     """Counts the syncs of a repository that answered NotFound (``RepoAccess``)."""
 
-    async def lapsed(self, repo: str) -> bool: ...
+    lapse_after: int
+
+    async def misses(self, repo: str) -> int: ...
+
+    async def recheck(self, repo: str) -> None: ...
 
     async def missed(self, repo: str) -> int: ...
 
@@ -80,9 +84,13 @@ class MirrorSync:
         window = Window(end - timedelta(days=1), end, "UTC", "today", ends_now=True)
         failed = False
         for repo in names:
-            if self._lapses is not None and await self._lapses.lapsed(repo):
-                self.counters["sync_lapsed"] += 1
-                continue
+            if self._lapses is not None:
+                misses = await self._lapses.misses(repo)
+                if misses >= self._lapses.lapse_after:
+                    self.counters["sync_lapsed"] += 1
+                    continue
+                if misses:  # the next miss must be GitHub's answer, not a kept one
+                    await self._lapses.recheck(repo)
             self.counters["sync_requests"] += 1
             try:
                 await self._sync.ensure(repo, window)

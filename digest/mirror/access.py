@@ -75,7 +75,7 @@ class RepoAccess:
         one request. ``RateLimited`` and ``SourceUnavailable`` pass through, uncached."""
         key = f"repo-facts:{repo.lower()}"
         cached = await self._get(key)
-        if cached is not None:
+        if cached:  # "" is a forgotten answer (see ``recheck``)
             data = json.loads(cached)
             return RepoFacts(bool(data["exists"]), bool(data["private"]))
         try:
@@ -121,6 +121,14 @@ class RepoAccess:
         if count == self.lapse_after:
             log.warning("follow.lapsed", extra={"repo": repo, "misses": count})
         return count
+
+    async def recheck(self, repo: str) -> None:
+        """Forget a kept "missing" answer of ``repo``, so that its next check asks GitHub: each
+        miss that counts towards a lapse is GitHub's own answer."""
+        key = f"repo-facts:{repo.lower()}"
+        cached = await self._get(key)
+        if cached and not json.loads(cached)["exists"]:
+            await self._set(key, "", self._missing_for)
 
     async def answered(self, repo: str) -> None:
         """Record that GitHub showed ``repo``: it is followed again if it had lapsed."""

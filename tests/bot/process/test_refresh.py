@@ -12,7 +12,7 @@ from digest.mirror.access import GuardedSync
 from digest.mirror.sync import Syncer
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
-from tests.support.following import github_access
+from tests.support.following import github_access, repo_requests
 from tests.support.service import REPO, START, CountingSync
 
 
@@ -40,8 +40,9 @@ async def test_reconciliation_runs_once_an_hour_per_repository() -> None:
 
 async def test_a_repository_missing_three_syncs_in_a_row_is_left_until_it_answers() -> None:
     """A configured repository GitHub answers 404 for, and a subscribed one the access finds
-    missing, are synced three rounds, then left (no request); the subscribed one is followed
-    again once GitHub shows it and it is admitted again (a re-subscribe)."""
+    missing (asking GitHub each round), are synced three rounds, then left (no request); the
+    subscribed one is followed again once GitHub shows it and it is admitted again (a
+    re-subscribe)."""
     clock = Clock(START)
     names = [REPO, "cfg/gone", "sub/gone"]
 
@@ -62,6 +63,7 @@ async def test_a_repository_missing_three_syncs_in_a_row_is_left_until_it_answer
             await refresh.sync_once()
             clock.advance(timedelta(minutes=10))
         assert await rig.access.lapsed("cfg/gone") and await rig.access.lapsed("sub/gone")
+        assert repo_requests(gh, "sub/gone") == 3  # each miss is GitHub's answer, none kept
         before = {name: asked(name) for name in names}
         await refresh.sync_once()
         assert asked("cfg/gone") == before["cfg/gone"] and asked("sub/gone") == before["sub/gone"]

@@ -16,7 +16,7 @@ from bot.compose.mcp import mcp_tools
 from bot.mcp import ReportTools
 from bot.mcp.tools import section_ids, tool_line
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
-from digest.errors import DigestError, NotFound
+from digest.errors import DigestError, NotFound, RepoRefused
 from digest.models import Lang, Pointer, Window
 from tests.fakes.github import FakeGitHub, comment_row, issue_row
 from tests.support.clock import Clock
@@ -233,6 +233,32 @@ async def test_an_admission_refusal_spends_nothing(github: FakeGitHub, tmp_path:
         ("digest", "http:abc", Lang.EN),
         ("digest", "stdio", Lang.EN),
     ]
+
+
+async def test_a_repository_off_the_allow_list_is_refused_without_a_request(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """With an allow-list, every tool refuses another repository as the command line does,
+    before any GitHub request."""
+    settings = Settings(
+        github=GitHubSettings(api_url=github.url),
+        db=str(tmp_path / "l.db"),
+        redis=RedisSettings(url=None),
+        allowed_repos="vllm-project/*",
+    )  # type: ignore[call-arg]
+    async with build_runtime(settings, load_config(), clock=Clock(NOW)) as runtime:
+        tools = mcp_tools(runtime)
+        for work in (
+            tools.digest("today", repo="evil/repo"),
+            tools.items("today", repo="evil/repo"),
+            tools.item(1, repo="evil/repo"),
+            tools.ask("what's new?", repo="evil/repo"),
+        ):
+            with pytest.raises(RepoRefused) as refused:
+                await work
+            assert "evil/repo" in tools.error_text(refused.value)
+            assert "vllm-project/*" in tools.error_text(refused.value)
+    assert github.requests == []
 
 
 def test_section_ids_keep_the_digest_order_and_refuse_unknown_ones() -> None:

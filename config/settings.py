@@ -23,7 +23,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import BadWindow, ConfigError
 from digest.github.names import valid_repo
+from digest.github.reserve import DEFAULT_SHARE
 from digest.models import Lang, Topic
+from digest.state.limiter import Rate
 from digest.windows import parse_day_start, zone
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,8 @@ class GitHubSettings(BaseSettings):
     timeout: Positive = 20.0
     max_retries: int = Field(default=3, ge=0, le=20)
     backfill_days: int = Field(default=14, ge=1, le=366)
+    # the share of the hourly limit that commands, questions and clicks leave to the daily posts
+    reserve_share: float = Field(default=DEFAULT_SHARE, ge=0, lt=1)
 
 
 class SlackSettings(BaseSettings):
@@ -82,6 +86,45 @@ class LLMSettings(BaseSettings):
     section_tokens: int = Field(default=6000, ge=1)
     digest_tokens: int = Field(default=28000, ge=1)
     max_output_tokens: int = Field(default=1200, ge=1)
+    max_calls: int = Field(default=16, ge=1, le=1024)  # model requests at once, per process
+
+
+def _rate(value: str) -> str:
+    Rate.parse(value)  # raises ValueError, which names the variable
+    return value
+
+
+class LimitSettings(BaseSettings):
+    """Rate limits of chat work, each ``COUNT/PERIOD`` (``10/10m``, ``30/h``) or ``off``: per
+    member (``_per_user``) and per channel, for digests, questions and button clicks."""
+
+    model_config = _env("VLLM_REPORT_LIMIT_")
+    digests_per_user: str = "10/10m"
+    digests_per_channel: str = "30/10m"
+    questions_per_user: str = "20/10m"
+    questions_per_channel: str = "60/10m"
+    buttons_per_user: str = "30/10m"
+    buttons_per_channel: str = "60/10m"
+
+    check_rates = field_validator(
+        "digests_per_user",
+        "digests_per_channel",
+        "questions_per_user",
+        "questions_per_channel",
+        "buttons_per_user",
+        "buttons_per_channel",
+    )(_rate)
+
+    def rules(self) -> dict[tuple[str, str], Rate]:
+        """The limiter's rules: (kind, scope) to rate, the ``off`` ones left out."""
+        found: dict[tuple[str, str], Rate] = {}
+        kinds = (("digest", "digests"), ("question", "questions"), ("button", "buttons"))
+        for kind, field in kinds:
+            for scope in ("user", "channel"):
+                rate = Rate.parse(getattr(self, f"{field}_per_{scope}"))
+                if rate is not None:
+                    found[(kind, scope)] = rate
+        return found
 
 
 class RedisSettings(BaseSettings):
@@ -101,6 +144,7 @@ class Settings(BaseSettings):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
     db: str = str(Path.home() / ".cache" / "vllm-report" / "mirror.sqlite3")
     config: str | None = None
     log_json: bool = False
@@ -115,6 +159,7 @@ class Settings(BaseSettings):
     sync_fresh_seconds: float = Field(default=60.0, ge=0)
     # digests a process keeps in memory, compressed, least recently used evicted (0: none)
     digest_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    max_builds: int = Field(default=4, ge=1, le=256)  # digests built at once, per process
     site_url: str | None = None  # the report website's public URL (feeds, links from chat)
     site_dir: str | None = None  # where `site build` and `serve` write the report website
 
@@ -283,6 +328,7 @@ _SECTIONS: tuple[type[BaseSettings], ...] = (
     SlackSettings,
     DiscordSettings,
     LLMSettings,
+    LimitSettings,
     RedisSettings,
     Settings,
 )

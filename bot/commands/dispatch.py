@@ -36,8 +36,10 @@ from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.github.names import valid_repo
+from digest.github.reserve import BudgetReserved, interactive
 from digest.models import Answer, Digest, Lang
 from digest.schedule.subscription import Subscription, next_run
+from digest.state.limiter import Limited, Limiter
 from digest.windows import format_moment, zone
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Platform = messages.Platform
 SubscriptionCommand = SubscribeCommand | UnsubscribeCommand | ListSubscriptionsCommand
+RateLimiter = Limiter  # for the front ends, which import no state module
 CanManage = Callable[[], Awaitable[bool]]
 """Whether the caller may change the channel's subscriptions; asked only when it matters."""
 
@@ -74,10 +77,15 @@ class Reply:
 
 
 class _Build:
-    """What a digest and an answer to build have in common."""
+    """What a digest and an answer to build have in common: the caller's rate limits, taken
+    before anything is spent, and the GitHub reserve, which interactive work leaves alone."""
 
     __slots__ = ()
     command: DigestCommand | AskCommand
+    caller: Caller | None
+    limiter: Limiter | None
+    platform: str
+    kind: str
 
     @property
     def private(self) -> bool:
@@ -89,6 +97,20 @@ class _Build:
         """The acknowledgement shown while it builds."""
         return messages.WORKING_PRIVATE if self.private else messages.WORKING
 
+    async def within_limits(self, lang: Lang) -> None:
+        """Take this work from the caller's and the channel's buckets; ``Limited`` (in
+        ``lang``) when one is empty. Costs no GitHub request and no model call."""
+        if self.limiter is None or self.caller is None:
+            return
+        user = self.caller.user
+        subjects = {
+            "user": f"{self.platform}:{user}" if user else None,
+            "channel": f"{self.platform}:{self.caller.channel}",
+        }
+        refusal = await self.limiter.take(self.kind, subjects)
+        if refusal is not None:
+            raise Limited(refusal, lang)
+
 
 @dataclass(frozen=True, slots=True)
 class DigestBuild(_Build):
@@ -98,6 +120,9 @@ class DigestBuild(_Build):
     core: Core
     resolver: Resolver | None = None
     caller: Caller | None = None
+    limiter: Limiter | None = None
+    platform: str = ""
+    kind: str = "digest"  # "button" for a click on a digest's button
 
     async def resolved(self) -> DigestCommand:
         """The command with the channel's, workspace's or caller's defaults filled in."""
@@ -109,8 +134,17 @@ class DigestBuild(_Build):
         """The digest request the command, its defaults filled in, stands for."""
         return self.core.request_for(await self.resolved())
 
+    async def digest(self, request: DigestRequest) -> Digest:
+        """The digest of ``request`` (this build's :meth:`request`), within the limits."""
+        await self.within_limits(request.lang)
+        with interactive():
+            try:
+                return await self.core.build(request)
+            except BudgetReserved as exc:
+                raise exc.speaking(request.lang) from None
+
     async def run(self) -> Digest:
-        return await self.core.build(await self.request())
+        return await self.digest(await self.request())
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +156,21 @@ class AnswerBuild(_Build):
     core: Core
     resolver: Resolver | None = None
     caller: Caller | None = None
+    limiter: Limiter | None = None
+    platform: str = ""
+    kind: str = "question"
 
     async def run(self) -> Answer:
         command = self.command
         if self.resolver is not None and self.caller is not None:
             command = await self.resolver.ask(command, self.caller)
-        return await self.core.ask(command)
+        lang = command.options.lang or self.core.default_lang
+        await self.within_limits(lang)
+        with interactive():
+            try:
+                return await self.core.ask(command)
+            except BudgetReserved as exc:
+                raise exc.speaking(lang) from None
 
 
 Outcome = Reply | DigestBuild | AnswerBuild
@@ -278,9 +321,11 @@ class Dispatcher:
         *,
         platform: Platform,
         defaults: DefaultsStore | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         self.core = core
         self.platform: Platform = platform
+        self.limiter = limiter
         self.resolver = Resolver(defaults, platform, core.default_lang)
         self._subscriptions = (
             SubscriptionCommands(
@@ -379,20 +424,36 @@ class Dispatcher:
         return Defaults(opts.lang, command.timezone, opts.repo, command.topics)
 
     @overload
-    def build(self, command: DigestCommand, caller: Caller | None = None) -> DigestBuild: ...
-
-    @overload
-    def build(self, command: AskCommand, caller: Caller | None = None) -> AnswerBuild: ...
+    def build(
+        self, command: DigestCommand, caller: Caller | None = None, *, clicked: bool = False
+    ) -> DigestBuild: ...
 
     @overload
     def build(
-        self, command: DigestCommand | AskCommand, caller: Caller | None = None
+        self, command: AskCommand, caller: Caller | None = None, *, clicked: bool = False
+    ) -> AnswerBuild: ...
+
+    @overload
+    def build(
+        self,
+        command: DigestCommand | AskCommand,
+        caller: Caller | None = None,
+        *,
+        clicked: bool = False,
     ) -> DigestBuild | AnswerBuild: ...
 
     def build(
-        self, command: DigestCommand | AskCommand, caller: Caller | None = None
+        self,
+        command: DigestCommand | AskCommand,
+        caller: Caller | None = None,
+        *,
+        clicked: bool = False,
     ) -> DigestBuild | AnswerBuild:
-        """The work behind a digest or a question; ``caller`` brings its defaults."""
+        """The work behind a digest or a question; ``caller`` brings its defaults and its
+        limits (a digest ``clicked`` on a button counts as a click)."""
         if isinstance(command, DigestCommand):
-            return DigestBuild(command, self.core, self.resolver, caller)
-        return AnswerBuild(command, self.core, self.resolver, caller)
+            kind = "button" if clicked else "digest"
+            return DigestBuild(
+                command, self.core, self.resolver, caller, self.limiter, self.platform, kind
+            )
+        return AnswerBuild(command, self.core, self.resolver, caller, self.limiter, self.platform)

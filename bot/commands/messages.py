@@ -17,7 +17,10 @@ from digest.errors import (
     SourceUnavailable,
     StateUnavailable,
 )
+from digest.github.reserve import BudgetReserved
+from digest.i18n.limits import refusal_text, reserve_text
 from digest.models import Digest, Lang
+from digest.state.limiter import Limited
 from digest.windows import format_moment, format_window
 
 if TYPE_CHECKING:
@@ -143,6 +146,10 @@ def error_text(
             f"I couldn't find {error.what} on GitHub. "
             "Check the owner/name spelling (and that it is public)."
         )
+    if isinstance(error, Limited):
+        return refusal_text(error.refusal, error.lang, now)
+    if isinstance(error, BudgetReserved):
+        return reserve_text(error.reset_at, error.lang, now)
     if isinstance(error, RateLimited):
         return rate_limited(error, now)
     if isinstance(error, SourceUnavailable):

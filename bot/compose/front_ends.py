@@ -27,6 +27,7 @@ from digest.schedule.command_threads import CommandThreads, ThreadPost
 from digest.schedule.scheduler import PartFn
 from digest.schedule.subscription import Subscription
 from digest.state.base import SharedState
+from digest.state.limiter import Limiter
 
 if TYPE_CHECKING:
     from bot.discord.app import ReportClient
@@ -125,6 +126,7 @@ class ChatParts:
     threads: CommandThreads  # the journal of the command threads, as they go out
     site_url: str | None = None
     extras: ChatExtras | None = None  # the day's chart and page link
+    limiter: Limiter | None = None  # the rate limits of members and channels
 
     def buttons(self, token: SecretStr) -> DigestButtons:
         """The digest buttons, signed with a key derived from the platform's ``token``."""
@@ -176,6 +178,7 @@ def slack_front_end(
         directory=chat.directory,
         chart=chart,
         threads=chat.threads,
+        limiter=chat.limiter,
     )
     app = build_slack_app(bot, client, signing_secret=signing)
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
@@ -222,6 +225,7 @@ def discord_front_end(
         buttons=buttons,
         chart=chart,
         threads=chat.threads,
+        limiter=chat.limiter,
     )
     client = build_discord_client(front, settings.discord)
     daily = DiscordDaily(

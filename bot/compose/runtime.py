@@ -119,6 +119,7 @@ async def build_runtime(
             policy=RetryPolicy(attempts=max(1, gh.max_retries + 1)),
             sleep=sleep,
             clock=clock,
+            reserve=gh.reserve_share,
         )
         storage = await build_storage(settings, stack, clock)
         store, state, local_store = storage.store, storage.state, storage.local

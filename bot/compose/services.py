@@ -47,6 +47,7 @@ from digest.schedule.command_threads import CommandThreads, OpenThread, ThreadPo
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PostFn, Scheduler
 from digest.state.base import SharedState
+from digest.state.limiter import Limiter
 from digest.windows import format_window
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ def build_services(
         threads=journal,
         site_url=settings.site_url,
         extras=_chat_extras(settings, config, runtime),
+        limiter=Limiter(runtime.state, settings.limits.rules(), clock),
     )
     slack = slack_front_end(settings, chosen, chat, pace_s=slack_pace_s, ping_s=slack_ping_s)
     discord = discord_front_end(settings, chosen, chat)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -100,6 +102,35 @@ async def _load(
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
 
 
+DEFAULT_BUILDS = 4
+
+
+class BuildSlots:
+    """At most ``limit`` digest builds at once in a process, shared by its builders."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a cap of builds must be positive, not {limit}")
+        self.limit = limit
+        self.running = 0
+        self.peak = 0  # the most builds that ran at once
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._loop is not loop:
+            self._slots, self._loop = asyncio.Semaphore(self.limit), loop
+        async with self._slots:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            try:
+                yield
+            finally:
+                self.running -= 1
+
+
 def completion_note(completion: Completion, lang: Lang) -> str:
     """When a digest the rate limit left incomplete can be complete, in ``lang``."""
     when = completion.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -117,8 +148,10 @@ class DigestBuilder:
         writers: Mapping[str, Writer],
         clock: Callable[[], datetime],
         web_url: str = "https://github.com",
+        slots: BuildSlots | None = None,
     ) -> None:
         self._store = store
+        self._slots = slots or BuildSlots(DEFAULT_BUILDS)
         self._sync = sync
         self._writers = writers
         self._clock = clock
@@ -133,8 +166,13 @@ class DigestBuilder:
         """Sync, analyse and write the digest that ``request`` describes.
 
         ``synced`` is the result of the sync its caller has just run for the request (the
-        service's); without it the builder runs its own sync, if it has one.
+        service's); without it the builder runs its own sync, if it has one. At most
+        ``slots.limit`` builds run at once; the others wait their turn.
         """
+        async with self._slots.slot():
+            return await self._build(request, synced)
+
+    async def _build(self, request: DigestRequest, synced: SyncResult | None) -> Digest:
         writer = self._writers.get(request.writer)
         if writer is None:
             raise ConfigError(
@@ -160,7 +198,8 @@ class DigestBuilder:
         )
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
 
-        analysis = analyze(data, request.topics)
+        # the analysis is plain computation: off the event loop, which goes on serving
+        analysis = await asyncio.to_thread(analyze, data, request.topics)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1

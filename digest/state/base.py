@@ -102,4 +102,4 @@ def bucket_take(
     held = min(capacity, held + max(0, now_ms - (at_ms or now_ms)) * rate)
     if held >= 1:
         return held - 1, 0
-    return held, max(1, math.ceil((1 - held) / rate))
+    return held, max(1, math.ceil((1 - held) * period_ms / capacity - 1e-6))

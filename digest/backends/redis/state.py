@@ -40,7 +40,7 @@ local tokens = tonumber(b[1]) or cap
 local at = tonumber(b[2]) or now
 local rate = cap / period
 tokens = math.min(cap, tokens + math.max(0, now - at) * rate)
-if tokens < 1 then return math.max(1, math.ceil((1 - tokens) / rate)) end
+if tokens < 1 then return math.max(1, math.ceil((1 - tokens) * period / cap - 1e-6)) end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], period)
 return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import subprocess
@@ -14,13 +15,15 @@ import pytest
 
 from bot.compose import build_runtime
 from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, cut_short_note, serve
-from config.settings import SlackSettings, load_config
+from bot.process.serve import BotProcess
+from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config
 from digest.builder import DigestRequest
 from digest.models import Window
 from digest.schedule.command_threads import CommandThreads, OpenThread
+from digest.schedule.subscription import Subscription
 from tests.bot.compose.conftest import at_now, redis_replica, settings_for
 from tests.fakes.github import FakeGitHub
-from tests.fakes.slack import start_fake_slack, stop_fake_slack
+from tests.fakes.slack import slash_payload, start_fake_slack, stop_fake_slack
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer
 from tests.support.serve import SCHEDULED, ServeParts, front_end_settings, serve_parts
@@ -135,3 +138,65 @@ async def test_without_a_mirror_there_is_no_site_chart_or_refresh(
     made.site_url = "https://bot.example/reports/"
     services = build_services(made, load_config(), test_runtime)
     assert services.site is None and services.site_root is None and services.refresh is None
+
+
+async def test_below_the_reserve_commands_wait_and_the_daily_post_goes_out_complete(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """With 1,000 of GitHub's 5,000 requests left (below the 30 % reserve), the daily post at
+    11:21 syncs and goes out complete; then a member's command for an older day is refused
+    with the reset time, without a request to GitHub."""
+    github.leave(1000)
+    fake = await start_fake_slack()
+    settings = Settings(
+        github=GitHubSettings(api_url=github.url, token="ghp_test"),
+        slack=SlackSettings(bot_token="xoxb-x", app_token="xapp-1-test", api_url=fake.api_url),
+        redis=RedisSettings(url=None),
+        db=str(tmp_path / "m.db"),
+        http_port=0,
+    )
+    config = load_config()
+    stop = asyncio.Event()
+    try:
+        async with build_runtime(settings, config, clock=at_now) as runtime:
+            await runtime.subscriptions.put_subscription(
+                Subscription("slack", "C0000001", "vllm-project/vllm", "11:21", "Asia/Shanghai")
+            )
+            services = build_services(settings, config, runtime, clock=at_now, slack_pace_s=0)
+            task = asyncio.create_task(BotProcess(services, stop=stop, drain_s=5).run())
+            await fake.wait_connected()
+            scheduler = services.scheduler
+            async with asyncio.timeout(20):
+                while scheduler.counters["posts_made"] < 1:  # noqa: ASYNC110 - no event to wait on
+                    await asyncio.sleep(0.02)
+            daily = list(fake.posts)
+            assert daily[0]["channel"] == "C0000001" and "thread_ts" not in daily[0]
+            assert all(p["thread_ts"] == daily[0]["_ts"] for p in daily[1:])
+            assert not any("not synced" in str(p) for p in daily)
+            assert scheduler.counters["posts_incomplete"] == scheduler.counters["post_errors"] == 0
+            assert "#101" in str(daily) or "/101" in str(daily)
+
+            sent = len(github.requests)
+            envelope = {
+                "envelope_id": "env-old",
+                "type": "slash_commands",
+                "payload": slash_payload(
+                    "2026-03-01", trigger_id="trig-old", response_url=fake.response_url("old")
+                ),
+                "accepts_response_payload": True,
+            }
+            await fake.send_envelope(envelope)
+            await fake.wait_until(lambda: any(r["_name"] == "old" for r in fake.responses))
+            (refused,) = [r for r in fake.responses if r["_name"] == "old"]
+            assert refused["text"] == (
+                "The bot is saving its GitHub budget for the daily posts; try again after "
+                "04:21 UTC (in about 60 min)."
+            )
+            assert refused["response_type"] == "ephemeral"
+            assert not [r for r in github.requests[sent:] if "2026-03-0" in str(r.query)]
+            assert len(fake.posts) == len(daily)
+            stop.set()
+            assert await asyncio.wait_for(task, 15) == 0
+    finally:
+        stop.set()
+        await stop_fake_slack(fake)

@@ -103,6 +103,8 @@ async def _load(
 
 
 DEFAULT_BUILDS = 4
+# the notes of a sync the rate limit stopped (digest.mirror.sync): the digest is behind
+BEHIND_NOTES = frozenset({"sync.behind", "sync.unsearched", "sync.resets"})
 
 
 class BuildSlots:
@@ -180,6 +182,7 @@ class DigestBuilder:
                 f"(available: {', '.join(self._writers) or 'none'})"
             )
         notes: list[str] = []
+        behind = False
         synced_at: datetime | None = None
         covered: datetime | None = None
         if synced is None and self._sync is not None:
@@ -187,6 +190,9 @@ class DigestBuilder:
         if synced is not None:
             synced_at, covered = synced.synced_at, synced.covered_from
             notes.extend(note.text(request.lang) for note in synced.notes)
+            behind = synced.completion is not None or any(
+                note.key in BEHIND_NOTES for note in synced.notes
+            )
             if synced.completion is not None:
                 notes.append(completion_note(synced.completion, request.lang))
         else:
@@ -216,6 +222,7 @@ class DigestBuilder:
             usage=written.usage,
             notes=tuple(notes),
             lists=analysis.lists.pairs(),
+            behind=behind,
         )
         log.info(
             "digest.built",

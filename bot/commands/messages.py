@@ -18,7 +18,8 @@ from digest.errors import (
     StateUnavailable,
 )
 from digest.github.reserve import BudgetReserved
-from digest.i18n.limits import refusal_text, reserve_text
+from digest.i18n import counts_line
+from digest.i18n.limits import correction_text, refusal_text, reserve_text
 from digest.models import Digest, Lang
 from digest.state.limiter import Limited
 from digest.windows import format_moment, format_window
@@ -105,6 +106,11 @@ LATE_POST = {
     Lang.EN: "Posted late: this daily digest was due at {due}.",
     Lang.ZH: "延迟发布：本期日报原定于 {due} 发布。",
 }
+
+
+def correction(digest: Digest) -> str:
+    """The correction of a daily post that went out behind: the complete figures."""
+    return correction_text(counts_line(digest.counts, digest.lang), digest.lang)
 
 
 def managers_only(platform: Platform) -> str:

@@ -67,6 +67,24 @@ class DailyPoster:
         await post(subscription.channel, content, done, part_sent)
 
 
+class DailyCorrector:
+    """The scheduler's ``correct``: the correction of a daily post that went out behind, in
+    its thread (under the parent ``parent``), by its platform's poster of command threads."""
+
+    def __init__(self, posts: Mapping[str, ThreadPost]) -> None:
+        self._posts = dict(posts)
+
+    async def __call__(self, subscription: Subscription, digest: Digest, parent: str) -> None:
+        post = self._posts.get(subscription.platform)
+        if post is None:
+            raise PlatformUnavailable(f"{subscription.platform} is not configured here")
+
+        async def nothing(index: int, message_id: str) -> None:
+            return None
+
+        await post(subscription.channel, None, messages.correction(digest), (parent,), nothing)
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Which front ends run, and what is missing for the others."""

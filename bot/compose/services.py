@@ -24,6 +24,7 @@ from bot.compose.counters import register_metrics
 from bot.compose.front_ends import (
     ChannelPost,
     ChatParts,
+    DailyCorrector,
     DailyPoster,
     discord_front_end,
     http_limits,
@@ -154,6 +155,7 @@ def build_services(
         grace=timedelta(hours=settings.schedule_grace_hours),
         owner=owner,
         platforms=tuple(daily_posts),
+        correct=DailyCorrector(thread_posts),
     )
     refresh = _refresh(settings, config, runtime, clock)
     registry = metrics or Metrics()

@@ -41,7 +41,7 @@ LIMITS: Mapping[str, tuple[str, str]] = {
         "The bot is saving its GitHub budget for the daily posts; try again after {when} "
         "(in about {minutes} min).",
     ),
-    "limit.correction": (
+    "post.corrected": (
         "更正：本期报告发布时 GitHub 同步尚未完成（已达速率限制），现已补全，完整数据如下：",
         "Correction: this digest went out before the GitHub sync had caught up (rate limit); "
         "it has now, and the complete figures are:",
@@ -95,3 +95,8 @@ def reserve_text(reset_at: datetime | None, lang: Lang, now: datetime | None = N
     if reset_at is None:
         return _t("limit.reserve", lang, when="?", minutes="?")
     return _t("limit.reserve", lang, **retry_words(reset_at, now))
+
+
+def correction_text(counts_line: str, lang: Lang) -> str:
+    """The correction in a daily post's thread: why, then the complete figures."""
+    return f"{_t('post.corrected', lang)} {counts_line}"

@@ -99,6 +99,17 @@ async def test_the_digest_built_after_the_reset_is_complete(
     assert (await builder.build(_request("zh"))).notes == ()
 
 
+async def test_a_stopped_digest_is_behind_and_the_one_after_the_reset_is_not(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """A digest the rate limit stopped is marked behind (its daily post gets corrected); built
+    again after the reset it is not."""
+    _, builder, clock = token_less
+    assert (await builder.build(_request("en"))).behind
+    clock.now = RESET + timedelta(seconds=1)
+    assert not (await builder.build(_request("en"))).behind
+
+
 async def test_a_digest_the_limit_did_not_stop_names_no_completion(
     token_less: tuple[FakeGitHub, DigestBuilder, Clock],
 ) -> None:

@@ -21,9 +21,10 @@ from digest.builder import DigestRequest
 from digest.models import Window
 from digest.schedule.command_threads import CommandThreads, OpenThread
 from digest.schedule.subscription import Subscription
-from tests.bot.compose.conftest import at_now, redis_replica, settings_for
+from tests.bot.compose.conftest import at_now, redis_replica, rows, settings_for
 from tests.fakes.github import FakeGitHub
 from tests.fakes.slack import slash_payload, start_fake_slack, stop_fake_slack
+from tests.support.clock import Clock
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer
 from tests.support.serve import SCHEDULED, ServeParts, front_end_settings, serve_parts
@@ -199,4 +200,58 @@ async def test_below_the_reserve_commands_wait_and_the_daily_post_goes_out_compl
             assert await asyncio.wait_for(task, 15) == 0
     finally:
         stop.set()
+        await stop_fake_slack(fake)
+
+
+async def test_a_daily_post_that_went_out_behind_is_corrected_in_its_thread(
+    tmp_path: Path,
+) -> None:
+    """GitHub's limit runs out in the middle of the 11:21 sync: the daily post goes out once,
+    saying what is missing; after the reset, the next pass posts one short correction with the
+    complete figures in the post's thread, and later passes post nothing more."""
+    clock = Clock(at_now())
+    fake = await start_fake_slack()
+    try:
+        async with FakeGitHub(clock=clock) as github:
+            issues, comments = rows()
+            github.add_repo("vllm-project/vllm", issues=issues, comments=comments)
+            github.leave(2)  # the issues and the comments; not the review comments
+            settings = Settings(
+                github=GitHubSettings(api_url=github.url),
+                slack=SlackSettings(
+                    bot_token="xoxb-x", app_token="xapp-1-test", api_url=fake.api_url
+                ),
+                redis=RedisSettings(url=None),
+                db=str(tmp_path / "m.db"),
+                http_port=0,
+            )
+            config = load_config()
+            async with build_runtime(settings, config, clock=clock) as runtime:
+                await runtime.subscriptions.put_subscription(
+                    Subscription("slack", "C0000001", "vllm-project/vllm", "11:21", "Asia/Shanghai")
+                )
+                services = build_services(settings, config, runtime, clock=clock, slack_pace_s=0)
+                scheduler = services.scheduler
+                assert await scheduler.tick() == 1
+                daily = list(fake.posts)
+                assert "not synced yet" in str(daily)
+                parent = daily[0]["_ts"]
+                clock.advance(timedelta(minutes=30))
+                await scheduler.tick()  # still before the reset: nothing to correct yet
+                assert len(fake.posts) == len(daily)
+                clock.advance(timedelta(minutes=31))
+                await scheduler.tick()
+                (correction,) = fake.posts[len(daily) :]
+                assert correction["thread_ts"] == parent
+                assert correction["text"] == (
+                    "Correction: this digest went out before the GitHub sync had caught up "
+                    "(rate limit); it has now, and the complete figures are: New issues 1 | "
+                    "Closed issues 0 | New PRs 1 | Merged PRs 1 | Closed unmerged PRs 0"
+                )
+                clock.advance(timedelta(minutes=10))
+                await scheduler.tick()
+                assert len(fake.posts) == len(daily) + 1
+                assert scheduler.corrections is not None
+                assert scheduler.corrections.counters["posts_corrected"] == 1
+    finally:
         await stop_fake_slack(fake)

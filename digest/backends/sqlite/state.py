@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS state_buckets (
     at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS state_buckets_expiry ON state_buckets (expires_at);
 CREATE TABLE IF NOT EXISTS state_subscriptions (
     platform TEXT NOT NULL,
     channel TEXT NOT NULL,

@@ -161,6 +161,11 @@ class DigestBuilder:
         self.builds = 0
 
     @property
+    def slots(self) -> BuildSlots:
+        """The cap on builds at once this builder shares."""
+        return self._slots
+
+    @property
     def writer_names(self) -> Sequence[str]:
         return tuple(self._writers)
 

@@ -120,6 +120,7 @@ def build_services(
     core = runtime.core
     owner = uuid.uuid4().hex[:12]  # this replica, in the ledger's claims
     journal = CommandThreads(runtime.ledger, clock=clock, owner=owner)
+    limiter = Limiter(runtime.state, settings.limits.rules(), clock)
     chat = ChatParts(
         core=core,
         state=runtime.state,
@@ -129,7 +130,7 @@ def build_services(
         threads=journal,
         site_url=settings.site_url,
         extras=_chat_extras(settings, config, runtime),
-        limiter=Limiter(runtime.state, settings.limits.rules(), clock),
+        limiter=limiter,
     )
     slack = slack_front_end(settings, chosen, chat, pace_s=slack_pace_s, ping_s=slack_ping_s)
     discord = discord_front_end(settings, chosen, chat)
@@ -160,7 +161,14 @@ def build_services(
     refresh = _refresh(settings, config, runtime, clock)
     registry = metrics or Metrics()
     register_metrics(
-        registry, runtime.builder, scheduler, journal, refresh, errors, chosen.front_ends
+        registry,
+        runtime.builder,
+        scheduler,
+        journal,
+        refresh,
+        errors,
+        chosen.front_ends,
+        limiter=limiter,
     )
     discord_token = settings.discord.token if discord is not None else None
     return Services(

@@ -90,6 +90,7 @@ class Limiter:
         self._clock = clock
         self._prefix = prefix
         self._down = False
+        self.refused = 0  # takes refused since the start (for /metrics)
 
     @property
     def rules(self) -> Rules:
@@ -112,6 +113,7 @@ class Limiter:
                 return None
             self._down = False
             if wait is not None:
+                self.refused += 1
                 refusal = Refusal(kind, scope, rate, self._clock() + wait)
                 log.info(
                     "limits.refused",

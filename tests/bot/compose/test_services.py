@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -253,5 +254,8 @@ async def test_a_daily_post_that_went_out_behind_is_corrected_in_its_thread(
                 assert len(fake.posts) == len(daily) + 1
                 assert scheduler.corrections is not None
                 assert scheduler.corrections.counters["posts_corrected"] == 1
+                assert re.search(
+                    r"_posts_corrected_total 1(\.0)?$", services.metrics.render(), re.M
+                )
     finally:
         await stop_fake_slack(fake)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
@@ -124,6 +124,14 @@ class DigestBuild(_Build):
     platform: str = ""
     kind: str = "digest"  # "button" for a click on a digest's button
 
+    async def taken(self) -> DigestBuild:
+        """This build with its limits taken now (``Limited`` in the caller's language when
+        refused), so that an acknowledgement can say so: the build left takes none again."""
+        if self.limiter is None:
+            return self
+        await self.within_limits((await self.resolved()).options.lang or self.core.default_lang)
+        return replace(self, limiter=None)
+
     async def resolved(self) -> DigestCommand:
         """The command with the channel's, workspace's or caller's defaults filled in."""
         if self.resolver is None or self.caller is None:
@@ -159,6 +167,13 @@ class AnswerBuild(_Build):
     limiter: Limiter | None = None
     platform: str = ""
     kind: str = "question"
+
+    async def taken(self) -> AnswerBuild:
+        """This build with its limits taken now (see :meth:`DigestBuild.taken`)."""
+        if self.limiter is None:
+            return self
+        await self.within_limits(self.command.options.lang or self.core.default_lang)
+        return replace(self, limiter=None)
 
     async def run(self) -> Answer:
         command = self.command

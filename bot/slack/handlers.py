@@ -146,10 +146,14 @@ class SlackBot:
                 extra={"command": type(outcome.command).__name__, "channel": origin.channel},
             )
         if isinstance(outcome, DigestBuild | AnswerBuild):
+            limits: Awaitable[DigestBuild | AnswerBuild] = outcome.taken()
+            taken = await self._reported(limits, origin, failed="slack.command_failed")
+            if isinstance(taken, Failed):  # over a rate limit: said in the acknowledgement
+                return ack_reply(taken.text)
             self.jobs.spawn(
-                self._guard(self._build(outcome, origin), origin), name=f"slack:{origin.channel}"
+                self._guard(self._build(taken, origin), origin), name=f"slack:{origin.channel}"
             )
-            return ack_reply(outcome.working)
+            return ack_reply(taken.working)
         return ack_reply(outcome.text, public=outcome.public)
 
     async def on_message(self, body: Mapping[str, Any], event: Mapping[str, Any]) -> None:

@@ -224,25 +224,29 @@ def parse_digest(text: str) -> DigestCommand:
 async def test_a_burst_of_digests_is_limited_and_another_member_still_gets_theirs(
     limited: HttpServer, fake: FakeSlack, core: ReportCore
 ) -> None:
-    """Twenty distinct digests from one member: ten are posted, ten refused to that member
-    with the limit and the time to try again; another member's digest then arrives in full."""
+    """Twenty distinct digests from one member: ten are posted, ten refused in the
+    acknowledgement, to that member only, with the limit and the time to try again; another
+    member's digest then arrives in full."""
     days = [f"2026-01-{d:02d}" for d in range(1, 21)]
+    acks = []
     for n, day in enumerate(days):
         body = form_body(
             slash_payload(day, trigger_id=f"burst-{n}", response_url=fake.response_url(f"b{n}"))
         )
-        status, _ = await _send(
+        status, text = await _send(
             limited, body, "application/x-www-form-urlencoded", sign(SECRET, body)
         )
         assert status == 200
+        acks.append(json.loads(text))
     await limited.jobs.idle()
-    refusals = [r for r in fake.responses if r["_name"].startswith("b")]
-    assert len(refusals) == 10
+    assert [a["text"] for a in acks[:10]] == [messages.WORKING] * 10
+    refusals = acks[10:]
     assert all(r["response_type"] == "ephemeral" for r in refusals)
     assert {r["text"].split("; try again after")[0] for r in refusals} == {
         "You have reached your limit of digests (10 per 10 minutes)"
     }
     assert all("UTC (in about 1 min)" in r["text"] for r in refusals)
+    assert fake.responses == []  # nothing else said to anyone
     parents = [p for p in fake.posts if "thread_ts" not in p]
     assert len(parents) == 10
     before = len(fake.posts)

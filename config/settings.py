@@ -115,16 +115,49 @@ class LimitSettings(BaseSettings):
         "buttons_per_channel",
     )(_rate)
 
-    def rules(self) -> dict[tuple[str, str], Rate]:
-        """The limiter's rules: (kind, scope) to rate, the ``off`` ones left out."""
+    def rules(self, file: LimitsConfig | None = None) -> dict[tuple[str, str], Rate]:
+        """The limiter's rules: (kind, scope) to rate, the ``off`` ones left out. A rate the
+        environment does not set comes from the configuration file's ``limits:`` when it has
+        one, else its default."""
         found: dict[tuple[str, str], Rate] = {}
         kinds = (("digest", "digests"), ("question", "questions"), ("button", "buttons"))
         for kind, field in kinds:
             for scope in ("user", "channel"):
-                rate = Rate.parse(getattr(self, f"{field}_per_{scope}"))
+                name = f"{field}_per_{scope}"
+                text = getattr(self, name)
+                if name not in self.model_fields_set and file is not None:
+                    text = getattr(file, name) or text
+                rate = Rate.parse(text)
                 if rate is not None:
                     found[(kind, scope)] = rate
         return found
+
+
+_LIMIT_FIELDS = (
+    "digests_per_user",
+    "digests_per_channel",
+    "questions_per_user",
+    "questions_per_channel",
+    "buttons_per_user",
+    "buttons_per_channel",
+)
+
+
+class LimitsConfig(BaseModel):
+    """The configuration file's ``limits:``, each as ``VLLM_REPORT_LIMIT_*`` (which wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    digests_per_user: str | None = None
+    digests_per_channel: str | None = None
+    questions_per_user: str | None = None
+    questions_per_channel: str | None = None
+    buttons_per_user: str | None = None
+    buttons_per_channel: str | None = None
+
+    @field_validator(*_LIMIT_FIELDS)
+    @classmethod
+    def _rate(cls, value: str | None) -> str | None:
+        return None if value is None else _rate(value)
 
 
 class RedisSettings(BaseSettings):
@@ -247,6 +280,7 @@ class AppConfig(BaseModel):
     repos: dict[str, RepoConfig] = {}
     topics: dict[str, TopicConfig] = {}
     subscriptions: list[SubscriptionConfig] = []
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)  # rate limits of chat work
 
     @field_validator("default_repo")
     @classmethod

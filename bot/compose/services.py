@@ -120,7 +120,7 @@ def build_services(
     core = runtime.core
     owner = uuid.uuid4().hex[:12]  # this replica, in the ledger's claims
     journal = CommandThreads(runtime.ledger, clock=clock, owner=owner)
-    limiter = Limiter(runtime.state, settings.limits.rules(), clock)
+    limiter = Limiter(runtime.state, settings.limits.rules(config.limits), clock)
     chat = ChatParts(
         core=core,
         state=runtime.state,

@@ -19,7 +19,7 @@ from bot.commands.dispatch import (
     granted,
     reported,
 )
-from bot.commands.grammar import DigestCommand, Options, UsageError
+from bot.commands.grammar import AskCommand, DigestCommand, Options, UsageError
 from bot.commands.runner import ReportCore
 from bot.discord import render_answer as discord_answer
 from bot.discord import render_discord, validate
@@ -28,7 +28,7 @@ from bot.slack import render_slack, violations
 from config.settings import load_config
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
-from digest.errors import BadWindow, NotFound, RateLimited, SourceUnavailable
+from digest.errors import BadWindow, ConfigError, NotFound, RateLimited, SourceUnavailable
 from digest.models import (
     Answer,
     BulletList,
@@ -349,7 +349,11 @@ async def test_clicks_questions_and_digests_are_counted_apart_and_refused_for_fr
 
     state = SQLiteState(":memory:", clock=lambda: NOW)
     hour = timedelta(hours=1)
-    rules = {("button", "user"): Rate(1, hour), ("digest", "user"): Rate(2, hour)}
+    rules = {
+        ("button", "user"): Rate(1, hour),
+        ("digest", "user"): Rate(2, hour),
+        ("question", "user"): Rate(1, hour),
+    }
     core = ReportCore(config=load_config(), get_digest=record, clock=lambda: NOW)
     dispatcher = Dispatcher(
         core, None, platform="slack", limiter=Limiter(state, rules, lambda: NOW)
@@ -372,5 +376,13 @@ async def test_clicks_questions_and_digests_are_counted_apart_and_refused_for_fr
         assert len(built) == 3
         with pytest.raises(NotFound):  # another member
             await dispatcher.build(DigestCommand("2026-01-29"), Caller("C1", user="U2")).run()
+        question = AskCommand("what's new in ROCm?")
+        with pytest.raises(ConfigError):  # this core answers no question, but it was asked
+            await dispatcher.build(question, caller).run()
+        with pytest.raises(Limited) as asked:
+            await dispatcher.build(question, caller).run()
+        assert messages.error_text(asked.value, NOW).startswith(
+            "You have reached your limit of questions (1 per hour)"
+        )
     finally:
         await state.close()

@@ -146,10 +146,12 @@ class DigestBuild(_Build):
         return await self.resolver.digest(self.command, self.caller)
 
     async def request(self) -> DigestRequest:
-        """The digest request the command, its defaults filled in, stands for; a repository
-        chat may not use is refused (``RepoRefused``) in the command's language."""
+        """The digest request the command, its defaults filled in, stands for, once the
+        caller's limits gave it a token (``Limited``); a repository chat may not use is refused
+        (``RepoRefused``) in the command's language."""
         command = await self.resolved()
         lang = command.options.lang or self.core.default_lang
+        await self.within_limits(lang)  # first: a refusal spends nothing
         try:
             request = self.core.request_for(command)
             with interactive():  # the existence check spends within the reserve
@@ -161,8 +163,8 @@ class DigestBuild(_Build):
         return request
 
     async def digest(self, request: DigestRequest) -> Digest:
-        """The digest of ``request`` (this build's :meth:`request`), within the limits."""
-        await self.within_limits(request.lang)
+        """The digest of ``request`` (this build's :meth:`request`, which took the limits),
+        within the GitHub reserve."""
         with interactive():
             try:
                 return await self.core.build(request)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from digest.backends.redis.state import RedisState
 from digest.backends.sqlite.state import SQLiteState
 from digest.errors import StateUnavailable
 from digest.state.limiter import Limiter, Rate
 from tests.support.clock import Clock
+from tests.support.redis_server import sandbox
 
 START = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)
 RULES = {
@@ -96,3 +99,15 @@ async def test_an_unreachable_state_limits_nothing() -> None:
     """With Redis down, work goes on unlimited rather than failing."""
     limiter = Limiter(_Down(), RULES, lambda: START)  # type: ignore[arg-type]
     assert await limiter.take("digest", {"user": "slack:U1"}) is None
+
+
+async def test_replicas_on_one_redis_share_a_members_bucket() -> None:
+    """Two replicas' limiters on one Redis: a member's ten digests are ten in all, whichever
+    replica each reached."""
+    async with sandbox() as box:
+        states = [RedisState(box.client, prefix=box.prefix, timeout=15.0) for _ in range(2)]
+        rules = {("digest", "user"): Rate(10, timedelta(minutes=10))}
+        replicas = [Limiter(state, rules, lambda: START) for state in states]
+        who = {"user": "slack:U1"}
+        found = await asyncio.gather(*(replicas[n % 2].take("digest", who) for n in range(20)))
+    assert sum(1 for refusal in found if refusal is None) == 10

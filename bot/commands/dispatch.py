@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
@@ -451,6 +451,15 @@ class Dispatcher:
         if isinstance(command, SettingsCommand):
             return await self.settings(command, caller=who, can_manage=can_manage)
         return await self.subscription(command, channel=channel, can_manage=can_manage, caller=who)
+
+    async def lapsed(self, found: Iterable[Subscription]) -> frozenset[str]:
+        """The repositories of ``found`` (lower case) that stopped answering."""
+        following: Following | None = getattr(self.core, "following", None)
+        if following is None:
+            return frozenset()
+        names = {s.repo.lower(): s.repo for s in found}
+        gone = {key for key, name in names.items() if await following.lapsed(name)}
+        return frozenset(gone)
 
     async def subscription(
         self,

@@ -388,7 +388,16 @@ HOME = {
 
 
 def home_subscription_line(
-    channel: str, repo: str, schedule: str, timezone: str, lang: Lang, next_post: str
+    channel: str,
+    repo: str,
+    schedule: str,
+    timezone: str,
+    lang: Lang,
+    next_post: str,
+    *,
+    gone: str | None = None,
 ) -> str:
-    """One subscription on the Home tab."""
-    return f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}. Next post: {next_post}."
+    """One subscription on the Home tab; ``gone`` (its repository stopped answering) in place
+    of the next post."""
+    head = f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}"
+    return f"{head}{gone}" if gone is not None else f"{head}. Next post: {next_post}."

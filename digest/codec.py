@@ -137,6 +137,7 @@ def encode_digest(digest: Digest) -> str:
         },
         "notes": list(digest.notes),
         "lists": [[key, [_item(i) for i in items]] for key, items in digest.lists],
+        "behind": digest.behind,
     }
     return json.dumps(payload, separators=(",", ":"))
 
@@ -254,6 +255,7 @@ def decode_digest(text: str | bytes) -> Digest:
             notes=tuple(data["notes"]),
             lists=tuple((key, tuple(_read_item(i) for i in items)) for key, items in data["lists"]),
             schema_version=data["schema_version"],
+            behind=bool(data.get("behind", False)),
         )
     except CodecError:
         raise

@@ -300,6 +300,8 @@ class Digest:
     # the appendix lists by key (new_issues, closed_issues, new_prs, merged_prs,
     # closed_unmerged_prs), each sorted by number; empty when the builder did not attach them
     lists: tuple[tuple[str, tuple[Item, ...]], ...] = ()
+    # built from a sync the rate limit stopped: a daily post of it is corrected once complete
+    behind: bool = False
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

@@ -319,3 +319,32 @@ async def _listening(port: int, proc: asyncio.subprocess.Process) -> None:
             except httpx.TransportError:
                 await asyncio.sleep(0.1)
     raise AssertionError(f"nothing listens on port {port}")
+
+
+async def test_a_client_has_chats_limits_and_leaves_the_github_reserve(
+    github: FakeGitHub, past_day: str, tmp_path: Path
+) -> None:
+    """An MCP client's digests come from its own bucket (chat's per-member rate): one too many
+    is a tool error saying the limit and when to try again, while its questions still answer;
+    below GitHub's reserve for the daily posts its work is refused with the reserve's words and
+    sends nothing more to GitHub; the server keeps serving."""
+    env = _env(github, tmp_path, VLLM_REPORT_LIMIT_DIGESTS_PER_USER="2/h")
+    async with _stdio(env, tmp_path / "stderr.txt") as session:
+        for sections in (None, ["hot"]):
+            args = {"window": past_day, **({"sections": sections} if sections else {})}
+            assert not (await session.call_tool("digest", args)).is_error
+        third = await session.call_tool("digest", {"window": past_day})
+        assert third.is_error
+        assert _text(third).startswith("You have reached your limit of digests (2 per hour)")
+        assert "try again after " in _text(third)
+        answer = await session.call_tool("ask", {"question": "what's new in ROCm?"})
+        assert not answer.is_error, _text(answer)
+
+        github.leave(3)
+        made = len(github.requests)
+        saved = await session.call_tool("ask", {"question": "what's new?", "repo": OTHER})
+        assert saved.is_error
+        assert _text(saved).startswith("The bot is saving its GitHub budget for the daily posts")
+        assert len(github.requests) - made <= 1  # the one that told it how little is left
+        again = await session.call_tool("ask", {"question": "what's new in ROCm?"})
+        assert not again.is_error  # the mirror is fresh: no request needed

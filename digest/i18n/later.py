@@ -1,0 +1,20 @@
+"""An item's fate after its digest's window closed, as a short note: ``3 天后合并``,
+``closed as duplicate on 2026-03-14``. key: (zh, en)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LATER: Mapping[str, tuple[str, str]] = {
+    "later.note": ("（{note}）", " ({note})"),
+    "later.merged.hours": ("{n} 小时后合并", "merged {n} hours later"),
+    "later.merged.hours.one": ("1 小时后合并", "merged an hour later"),
+    "later.merged.soon": ("随后不到 1 小时即合并", "merged within the hour"),
+    "later.merged.days": ("{n} 天后合并", "merged {n} days later"),
+    "later.merged.days.one": ("1 天后合并", "merged a day later"),
+    "later.closed.pr": ("{date} 未合并即关闭", "closed without merging on {date}"),
+    "later.closed": ("{date} 关闭", "closed on {date}"),
+    "later.closed.completed": ("{date} 已解决并关闭", "closed as completed on {date}"),
+    "later.closed.not_planned": ("{date} 以不予处理关闭", "closed as not planned on {date}"),
+    "later.closed.duplicate": ("{date} 作为重复关闭", "closed as duplicate on {date}"),
+}

@@ -286,7 +286,9 @@ class Streams:
                         self._store, repo, stream, page, tally, web_url=self._web_url
                     )
                     state = _advance(state, stream, newest)
-                    if marker is not None and newest is not None and page.has_next:
+                    if marker is not None and not page.has_next:
+                        state = replace(state, etags={**state.etags, marker: _DONE})
+                    elif marker is not None and newest is not None:
                         reached = github_time(max(anchor, newest - _SECOND))
                         state = replace(state, etags={**state.etags, marker: reached})
                     if on_page is not None:

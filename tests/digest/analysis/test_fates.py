@@ -7,10 +7,21 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from digest.analysis.fates import later_text
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
 from digest.codec import decode_digest, encode_digest
-from digest.models import Digest, ItemKind, ItemRef, ItemState, Lang, Text, Window, iter_spans
+from digest.models import (
+    Digest,
+    ItemKind,
+    ItemRef,
+    ItemState,
+    Lang,
+    Later,
+    Text,
+    Window,
+    iter_spans,
+)
 from digest.render.json import dumps
 from digest.render.markdown import render_markdown
 from digest.writers.template import TemplateWriter
@@ -105,7 +116,7 @@ async def test_the_notes_read_as_chinese_in_the_zh_digest(store: SQLiteStore) ->
     """The zh digest notes the same fates in Chinese."""
     markdown = render_markdown(await _build(store, Lang.ZH))
     assert "（3 天后合并）" in markdown
-    assert "（2026-03-16 作为重复关闭）" in markdown
+    assert "（2026-03-16 作为重复问题关闭）" in markdown
 
 
 async def test_the_json_says_what_is_as_of_the_window_end_and_what_came_later(
@@ -145,3 +156,34 @@ async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
     assert digest.later == ()
     assert [i.number for i in dict(digest.lists)["merged_prs"]] == [5, 7]
     assert "later)" not in render_markdown(digest)
+
+
+@pytest.mark.parametrize(
+    ("later", "en", "zh"),
+    [
+        (Later(1, "merged", at(24.5), None, True), "merged within the hour", "不到 1 小时即合并"),
+        (Later(1, "merged", at(25.5), None, True), "merged an hour later", "1 小时后合并"),
+        (Later(1, "merged", at(24 + 5), None, True), "merged 5 hours later", "5 小时后合并"),
+        (Later(1, "merged", at(24 * 2 + 3), None, True), "merged a day later", "1 天后合并"),
+        (
+            Later(1, "closed", at(24 * 3), None, True),
+            "closed without merging on 2026-03-13",
+            "2026-03-13 关闭，未合并",
+        ),
+        (
+            Later(1, "closed", at(24 * 3), "not_planned"),
+            "closed as not planned on 2026-03-13",
+            "2026-03-13 标记为不予处理并关闭",
+        ),
+        (
+            Later(1, "closed", at(24 * 3), "completed"),
+            "closed as completed on 2026-03-13",
+            "2026-03-13 解决并关闭",
+        ),
+        (Later(1, "closed", at(24 * 3), None), "closed on 2026-03-13", "2026-03-13 关闭"),
+    ],
+)
+def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:
+    """Merges within a day in hours, later ones in days; closes by their day in the window's
+    zone, with the reason GitHub gives."""
+    assert (later_text(later, WINDOW, Lang.EN), later_text(later, WINDOW, Lang.ZH)) == (en, zh)

@@ -18,6 +18,7 @@ from digest.errors import (
     DigestError,
     NotFound,
     RateLimited,
+    RepoRefused,
     SourceUnavailable,
 )
 from digest.models import Lang
@@ -227,6 +228,8 @@ def exit_code(error: BaseException) -> int:
 
     if isinstance(error, UsageError | BadWindow):
         return EXIT_USAGE
+    if isinstance(error, RepoRefused):  # missing on GitHub, or off the allow-list / private
+        return EXIT_NOT_FOUND if error.reason == "missing" else EXIT_USAGE
     if isinstance(error, NotFound):
         return EXIT_NOT_FOUND
     if isinstance(error, RateLimited):
@@ -356,11 +359,15 @@ async def _run_mirror(
 ) -> int:
     import asyncio
 
+    from bot.commands.following import allow_list
     from bot.mirror_cli import outcome, repo_of, run_backfill, since_of
     from digest.mirror.backfill import Backfill
 
     repo = repo_of(args.repo, config.default_repo)
     since = since_of(args.since)
+    allow = allow_list(settings, config)
+    if not allow.allows(repo):
+        raise RepoRefused(repo, "not_allowed", allowed=allow.shown())
     async with _runtime(settings, config) as runtime:
         backfill = Backfill(
             runtime.github,

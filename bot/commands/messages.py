@@ -14,6 +14,7 @@ from digest.errors import (
     DigestError,
     NotFound,
     RateLimited,
+    RepoRefused,
     SourceUnavailable,
     StateUnavailable,
 )
@@ -138,6 +139,10 @@ def error_text(
         return usage(error, platform)
     if isinstance(error, BadWindow):
         return f"That window doesn't work: {error}."
+    if isinstance(error, RepoRefused):
+        from bot.commands.following import refusal
+
+        return refusal(error)
     if isinstance(error, NotFound):
         return (
             f"I couldn't find {error.what} on GitHub. "

@@ -112,3 +112,16 @@ async def test_a_malformed_date_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert run.code == 2
     assert "--since takes a date like 2026-03-10 or `first`" in run.err
+
+
+async def test_a_repository_off_the_allow_list_is_refused_before_any_request(
+    tmp_path: Path,
+) -> None:
+    """With an allow-list, another repository exits 2 naming the list, asking GitHub nothing."""
+    async with FakeGitHub() as fake:
+        env = {"GITHUB_API_URL": fake.url, "VLLM_REPORT_ALLOWED_REPOS": "vllm-project/*"}
+        args = ("mirror", "backfill", "--since", "first", "--repo", "other/repo")
+        run = await _cli(*args, env=env, tmp=tmp_path)
+        assert fake.requests == []
+    assert run.code == 2, run.err
+    assert "vllm-project/*" in run.err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -26,7 +27,9 @@ class Run:
     err: str
 
 
-async def _cli(*args: str, env: dict[str, str], tmp: Path) -> Run:
+async def _cli(
+    *args: str, env: dict[str, str], tmp: Path, stderr: int = asyncio.subprocess.PIPE
+) -> Run:
     full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
     full.pop("GITHUB_TOKEN", None)
     proc = await asyncio.create_subprocess_exec(
@@ -36,11 +39,25 @@ async def _cli(*args: str, env: dict[str, str], tmp: Path) -> Run:
         *args,
         env=full,
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=stderr,
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode is not None
-    return Run(proc.returncode, out.decode(), err.decode())
+    return Run(proc.returncode, out.decode(), (err or b"").decode())
+
+
+def _drain(fd: int) -> bytes:
+    """Everything written to a pty until its other side closes."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
 
 
 def _history(items: int, comments: int, reviews: int) -> History:
@@ -125,3 +142,27 @@ async def test_a_repository_off_the_allow_list_is_refused_before_any_request(
         assert fake.requests == []
     assert run.code == 2, run.err
     assert "vllm-project/*" in run.err
+
+
+async def test_on_a_terminal_a_progress_bar_shows_requests_rows_and_eta(
+    github: tuple[FakeGitHub, History], tmp_path: Path
+) -> None:
+    """With stderr on a terminal, a progress bar shows the requests done of those estimated,
+    the items and comments so far and the ETA; stdout keeps the plain closing line."""
+    fake, _ = github
+    master, slave = pty.openpty()
+    try:
+        drained = asyncio.get_running_loop().run_in_executor(None, _drain, master)
+        env = {"GITHUB_API_URL": fake.url, "GITHUB_TOKEN": "t", "COLUMNS": "160"}
+        run = await _cli(
+            "mirror", "backfill", "--since", "first", env=env, tmp=tmp_path, stderr=slave
+        )
+        os.close(slave)
+        terminal = (await drained).decode(errors="replace")
+    finally:
+        os.close(master)
+    assert run.code == 0
+    assert re.search(r"\d+/\d+ requests", terminal), terminal
+    assert "300 items, 2,500 comments" in terminal
+    assert "ETA " in terminal or "done" in terminal
+    assert run.out.startswith(f"Mirrored {REPO} from ") and "\x1b[" not in run.out

@@ -180,6 +180,12 @@ class Streams:
             if page.has_next and newest is not None:
                 reached = github_time(max(start, newest - _SECOND))
                 left += max(1, (page.last or 2) - 1)
+            elif stream == "review_comments":
+                # read its tail again after the issues, so that the items cursor it is checked
+                # against (``review_comments_checked``) is the one the mirror ends with
+                tail = start if newest is None else max(start, newest - _SECOND)
+                reached = github_time(tail)
+                left += 1
             else:
                 reached = _DONE
             state = replace(state, etags={**state.etags, marker: reached})

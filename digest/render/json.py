@@ -182,10 +182,7 @@ def _fields(digest: Digest, sections: object, lists: object) -> dict[str, Any]:
         "counts": digest.counts.as_dict(),
         "sections": sections,
         "lists": lists,
-        "as_of": {
-            "states": iso(window.end),
-            "edits": iso(digest.synced_at),
-        },
+        "as_of": {"states": iso(window.end), "edits": "provenance.synced_at"},
         "later": [later_json(f) for f in digest.later],
         "provenance": {
             "generated_at": iso(digest.generated_at),

@@ -126,7 +126,7 @@ async def test_the_json_says_what_is_as_of_the_window_end_and_what_came_later(
     states are the window end's and titles and labels the mirror's as synced."""
     digest = await _build(store, Lang.EN)
     doc = json.loads(dumps(digest))
-    assert doc["as_of"] == {"states": "2026-03-11T03:21:00Z", "edits": None}
+    assert doc["as_of"] == {"states": "2026-03-11T03:21:00Z", "edits": "provenance.synced_at"}
     assert doc["later"] == [
         {"number": 5, "event": "merged", "at": "2026-03-14T04:21:00Z", "reason": None},
         {"number": 6, "event": "closed", "at": "2026-03-16T03:21:00Z", "reason": "duplicate"},

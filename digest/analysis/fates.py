@@ -2,7 +2,7 @@
 
 A digest built after its window closed shows each item as it was at the window's end (a later
 merge or close undone; titles and labels stay as they are now) and notes its later fate beside
-its first link in each section: ``(merged 3 days later)``, ``（2026-03-14 作为重复问题关闭）``.
+its first link in each section: ``(merged 3 days later)``, ``（后于 2026-03-14 作为重复问题关闭）``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def at_end(data: WindowData) -> WindowData:
 
 
 def later_text(later: Later, window: Window, lang: Lang) -> str:
-    """The fate as a short phrase: ``merged 3 days later``, ``2026-03-14 作为重复问题关闭``."""
+    """The fate as a short phrase: ``merged 3 days later``, ``后于 2026-03-14 作为重复问题关闭``."""
     if later.event == "merged":
         gap = later.at - window.end
         if gap < _DAY:

@@ -1,5 +1,5 @@
 """An item's fate after its digest's window closed, as a short note: ``3 天后合并``,
-``closed as duplicate on 2026-03-14``. key: (zh, en)."""
+``closed as a duplicate later, on 2026-03-14``. key: (zh, en)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ LATER: Mapping[str, tuple[str, str]] = {
     "later.merged.soon": ("不到 1 小时即合并", "merged within the hour"),
     "later.merged.days": ("{n} 天后合并", "merged {n} days later"),
     "later.merged.days.one": ("1 天后合并", "merged a day later"),
-    "later.closed.pr": ("{date} 关闭，未合并", "closed without merging on {date}"),
-    "later.closed": ("{date} 关闭", "closed on {date}"),
-    "later.closed.completed": ("{date} 解决并关闭", "closed as completed on {date}"),
-    "later.closed.not_planned": ("{date} 标记为不予处理并关闭", "closed as not planned on {date}"),
-    "later.closed.duplicate": ("{date} 作为重复问题关闭", "closed as duplicate on {date}"),
+    "later.closed.pr": ("后于 {date} 关闭，未合并", "closed without merging later, on {date}"),
+    "later.closed": ("后于 {date} 关闭", "closed later, on {date}"),
+    "later.closed.completed": ("后于 {date} 解决并关闭", "closed as completed later, on {date}"),
+    "later.closed.not_planned": ("后于 {date} 标记为不予处理并关闭", "closed as not planned later, on {date}"),
+    "later.closed.duplicate": ("后于 {date} 作为重复问题关闭", "closed as a duplicate later, on {date}"),
 }

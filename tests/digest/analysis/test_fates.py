@@ -109,14 +109,14 @@ async def test_a_pr_merged_after_the_window_reads_as_open_with_its_merge_noted(
         assert spans[first + 1] == Text(" (merged 3 days later)"), section.id
     markdown = render_markdown(digest)
     assert "(merged 3 days later)" in markdown
-    assert "closed as duplicate on 2026-03-16" in markdown  # the day in the window's zone
+    assert "closed as a duplicate later, on 2026-03-16" in markdown  # the day in the window's zone
 
 
 async def test_the_notes_read_as_chinese_in_the_zh_digest(store: SQLiteStore) -> None:
     """The zh digest notes the same fates in Chinese."""
     markdown = render_markdown(await _build(store, Lang.ZH))
     assert "（3 天后合并）" in markdown
-    assert "（2026-03-16 作为重复问题关闭）" in markdown
+    assert "（后于 2026-03-16 作为重复问题关闭）" in markdown
 
 
 async def test_the_json_says_what_is_as_of_the_window_end_and_what_came_later(
@@ -167,20 +167,20 @@ async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
         (Later(1, "merged", at(24 * 2 + 3), None, True), "merged a day later", "1 天后合并"),
         (
             Later(1, "closed", at(24 * 3), None, True),
-            "closed without merging on 2026-03-13",
-            "2026-03-13 关闭，未合并",
+            "closed without merging later, on 2026-03-13",
+            "后于 2026-03-13 关闭，未合并",
         ),
         (
             Later(1, "closed", at(24 * 3), "not_planned"),
-            "closed as not planned on 2026-03-13",
-            "2026-03-13 标记为不予处理并关闭",
+            "closed as not planned later, on 2026-03-13",
+            "后于 2026-03-13 标记为不予处理并关闭",
         ),
         (
             Later(1, "closed", at(24 * 3), "completed"),
-            "closed as completed on 2026-03-13",
-            "2026-03-13 解决并关闭",
+            "closed as completed later, on 2026-03-13",
+            "后于 2026-03-13 解决并关闭",
         ),
-        (Later(1, "closed", at(24 * 3), None), "closed on 2026-03-13", "2026-03-13 关闭"),
+        (Later(1, "closed", at(24 * 3), None), "closed later, on 2026-03-13", "后于 2026-03-13 关闭"),
     ],
 )
 def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:

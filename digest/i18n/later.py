@@ -15,6 +15,12 @@ LATER: Mapping[str, tuple[str, str]] = {
     "later.closed.pr": ("后于 {date} 关闭，未合并", "closed without merging later, on {date}"),
     "later.closed": ("后于 {date} 关闭", "closed later, on {date}"),
     "later.closed.completed": ("后于 {date} 解决并关闭", "closed as completed later, on {date}"),
-    "later.closed.not_planned": ("后于 {date} 标记为不予处理并关闭", "closed as not planned later, on {date}"),
-    "later.closed.duplicate": ("后于 {date} 作为重复问题关闭", "closed as a duplicate later, on {date}"),
+    "later.closed.not_planned": (
+        "后于 {date} 标记为不予处理并关闭",
+        "closed as not planned later, on {date}",
+    ),
+    "later.closed.duplicate": (
+        "后于 {date} 作为重复问题关闭",
+        "closed as a duplicate later, on {date}",
+    ),
 }

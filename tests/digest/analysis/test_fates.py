@@ -180,7 +180,11 @@ async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
             "closed as completed later, on 2026-03-13",
             "后于 2026-03-13 解决并关闭",
         ),
-        (Later(1, "closed", at(24 * 3), None), "closed later, on 2026-03-13", "后于 2026-03-13 关闭"),
+        (
+            Later(1, "closed", at(24 * 3), None),
+            "closed later, on 2026-03-13",
+            "后于 2026-03-13 关闭",
+        ),
     ],
 )
 def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:

@@ -32,6 +32,7 @@ STREAMS: tuple[Stream, ...] = ("issues", "comments", "review_comments")
 _SECOND = timedelta(seconds=1)
 REACH = "reach-"  # the prefix of the markers of a reach back in progress
 _DONE = "done"
+_TAIL = " tail"  # a review stream read to its end, whose tail is read again after the issues
 # called after each page a stream stored (the backfill's progress and pacing)
 OnPage = Callable[[Stream, Page], Awaitable[None]]
 
@@ -54,7 +55,7 @@ def reach_progress(state: SyncState, stream: Stream, since: datetime) -> datetim
             continue
         if value == _DONE:
             return True
-        reached = parse_time(value)
+        reached = parse_time(value.removesuffix(_TAIL))
         if reached is not None and (best is None or reached > best):
             best = reached
     return best
@@ -164,6 +165,9 @@ class Streams:
             if start is None:
                 continue
             marker = next(k for k in state.etags if k.startswith(f"{REACH}{stream} "))
+            if state.etags[marker].endswith(_TAIL):  # read to its end by an earlier peek
+                left += 1
+                continue
             before = self._client.requests_made
             tally.began.setdefault(stream, start)
             try:
@@ -184,7 +188,7 @@ class Streams:
                 # read its tail again after the issues, so that the items cursor it is checked
                 # against (``review_comments_checked``) is the one the mirror ends with
                 tail = start if newest is None else max(start, newest - _SECOND)
-                reached = github_time(tail)
+                reached = github_time(tail) + _TAIL
                 left += 1
             else:
                 reached = _DONE

@@ -96,3 +96,10 @@ async def test_over_the_limit_the_digest_says_precisely_what_it_lacks(
     assert en.counts == data.expected_counts(window.start, window.end)
     zh = await _digest(rig, window, Lang.ZH)
     assert any(note.startswith("本期未含后续进展和趋势对比：镜像缺少") for note in zh.notes)
+    stamp = f"{since:%Y-%m-%dT%H:%M:%SZ}"
+    peeked = [
+        r
+        for r in rig.fake.requests
+        if r.path.endswith("/pulls/comments") and r.query.get("since", "") <= stamp
+    ]
+    assert len(peeked) == 1  # the second look at the reach does not read it again

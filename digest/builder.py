@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -103,6 +105,37 @@ async def _load(
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
 
 
+DEFAULT_BUILDS = 4
+# the notes of a sync the rate limit stopped (digest.mirror.sync): the digest is behind
+BEHIND_NOTES = frozenset({"sync.behind", "sync.unsearched", "sync.resets"})
+
+
+class BuildSlots:
+    """At most ``limit`` digest builds at once in a process, shared by its builders."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a cap of builds must be positive, not {limit}")
+        self.limit = limit
+        self.running = 0
+        self.peak = 0  # the most builds that ran at once
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._loop is not loop:
+            self._slots, self._loop = asyncio.Semaphore(self.limit), loop
+        async with self._slots:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            try:
+                yield
+            finally:
+                self.running -= 1
+
+
 def completion_note(completion: Completion, lang: Lang) -> str:
     """When a digest the rate limit left incomplete can be complete, in ``lang``."""
     when = completion.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -120,13 +153,20 @@ class DigestBuilder:
         writers: Mapping[str, Writer],
         clock: Callable[[], datetime],
         web_url: str = "https://github.com",
+        slots: BuildSlots | None = None,
     ) -> None:
         self._store = store
+        self._slots = slots or BuildSlots(DEFAULT_BUILDS)
         self._sync = sync
         self._writers = writers
         self._clock = clock
         self._web_url = web_url.rstrip("/")
         self.builds = 0
+
+    @property
+    def slots(self) -> BuildSlots:
+        """The cap on builds at once this builder shares."""
+        return self._slots
 
     @property
     def writer_names(self) -> Sequence[str]:
@@ -136,8 +176,13 @@ class DigestBuilder:
         """Sync, analyse and write the digest that ``request`` describes.
 
         ``synced`` is the result of the sync its caller has just run for the request (the
-        service's); without it the builder runs its own sync, if it has one.
+        service's); without it the builder runs its own sync, if it has one. At most
+        ``slots.limit`` builds run at once; the others wait their turn.
         """
+        async with self._slots.slot():
+            return await self._build(request, synced)
+
+    async def _build(self, request: DigestRequest, synced: SyncResult | None) -> Digest:
         writer = self._writers.get(request.writer)
         if writer is None:
             raise ConfigError(
@@ -145,6 +190,7 @@ class DigestBuilder:
                 f"(available: {', '.join(self._writers) or 'none'})"
             )
         notes: list[str] = []
+        behind = False
         synced_at: datetime | None = None
         covered: datetime | None = None
         if synced is None and self._sync is not None:
@@ -152,6 +198,9 @@ class DigestBuilder:
         if synced is not None:
             synced_at, covered = synced.synced_at, synced.covered_from
             notes.extend(note.text(request.lang) for note in synced.notes)
+            behind = synced.completion is not None or any(
+                note.key in BEHIND_NOTES for note in synced.notes
+            )
             if synced.completion is not None:
                 notes.append(completion_note(synced.completion, request.lang))
         else:
@@ -164,7 +213,8 @@ class DigestBuilder:
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
         from digest.analysis.fates import noted
 
-        analysis = analyze(data, request.topics)
+        # the analysis is plain computation: off the event loop, which goes on serving
+        analysis = await asyncio.to_thread(analyze, data, request.topics)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1
@@ -182,6 +232,7 @@ class DigestBuilder:
             notes=tuple(notes),
             lists=analysis.lists.pairs(),
             later=data.later,
+            behind=behind,
         )
         log.info(
             "digest.built",

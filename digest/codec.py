@@ -139,6 +139,7 @@ def encode_digest(digest: Digest) -> str:
         "notes": list(digest.notes),
         "lists": [[key, [_item(i) for i in items]] for key, items in digest.lists],
         "later": [[f.number, f.event, to_micros(f.at), f.reason, f.is_pr] for f in digest.later],
+        "behind": digest.behind,
     }
     return json.dumps(payload, separators=(",", ":"))
 
@@ -260,6 +261,7 @@ def decode_digest(text: str | bytes) -> Digest:
                 for number, event, at, reason, is_pr in data.get("later", ())
             ),
             schema_version=data["schema_version"],
+            behind=bool(data.get("behind", False)),
         )
     except CodecError:
         raise

@@ -315,6 +315,8 @@ class Digest:
     # the items the digest shows that were merged or closed after the window closed (they are
     # shown as they stood at its end, with this fate as a note), by number
     later: tuple[Later, ...] = ()
+    # built from a sync the rate limit stopped: a daily post of it is corrected once complete
+    behind: bool = False
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

@@ -46,6 +46,7 @@ def test_every_environment_setting_is_documented() -> None:
     from config.settings import (
         DiscordSettings,
         GitHubSettings,
+        LimitSettings,
         LLMSettings,
         RedisSettings,
         Settings,
@@ -58,6 +59,7 @@ def test_every_environment_setting_is_documented() -> None:
         SlackSettings,
         DiscordSettings,
         LLMSettings,
+        LimitSettings,
         RedisSettings,
         Settings,
     ):

@@ -18,7 +18,11 @@ from digest.errors import (
     SourceUnavailable,
     StateUnavailable,
 )
+from digest.github.reserve import BudgetReserved
+from digest.i18n import counts_line
+from digest.i18n.limits import correction_text, refusal_text, reserve_text
 from digest.models import Digest, Lang
+from digest.state.limiter import Limited
 from digest.windows import format_moment, format_window
 
 if TYPE_CHECKING:
@@ -105,6 +109,11 @@ LATE_POST = {
 }
 
 
+def correction(digest: Digest) -> str:
+    """The correction of a daily post that went out behind: the complete figures."""
+    return correction_text(counts_line(digest.counts, digest.lang), digest.lang)
+
+
 def managers_only(platform: Platform) -> str:
     """The refusal of a subscription change, naming who counts as a channel manager."""
     return (
@@ -148,6 +157,10 @@ def error_text(
             f"I couldn't find {error.what} on GitHub. "
             "Check the owner/name spelling (and that it is public)."
         )
+    if isinstance(error, Limited):
+        return refusal_text(error.refusal, error.lang, now)
+    if isinstance(error, BudgetReserved):
+        return reserve_text(error.reset_at, error.lang, now)
     if isinstance(error, RateLimited):
         return rate_limited(error, now)
     if isinstance(error, SourceUnavailable):
@@ -375,7 +388,16 @@ HOME = {
 
 
 def home_subscription_line(
-    channel: str, repo: str, schedule: str, timezone: str, lang: Lang, next_post: str
+    channel: str,
+    repo: str,
+    schedule: str,
+    timezone: str,
+    lang: Lang,
+    next_post: str,
+    *,
+    gone: str | None = None,
 ) -> str:
-    """One subscription on the Home tab."""
-    return f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}. Next post: {next_post}."
+    """One subscription on the Home tab; ``gone`` (its repository stopped answering) in place
+    of the next post."""
+    head = f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}"
+    return f"{head}{gone}" if gone is not None else f"{head}. Next post: {next_post}."

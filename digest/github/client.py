@@ -20,6 +20,7 @@ from typing import Any, Literal
 import httpx
 
 from digest.errors import ConfigError, Gone, NotFound, RateLimited, SourceUnavailable
+from digest.github.reserve import BudgetReserved, is_interactive, reserved
 from digest.github.retry import (
     TRANSIENT_ERRORS,
     Action,
@@ -91,8 +92,10 @@ class GitHubClient:
         clock: Clock,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        reserve: float = 0.0,
     ) -> None:
         self._http = http
+        self._reserve = reserve  # share of the hourly limit kept from interactive work
         self._token = token or None
         self._policy = policy or RetryPolicy()
         self._sleep = sleep
@@ -264,7 +267,9 @@ class GitHubClient:
     ) -> httpx.Response:
         """One GET with retries, following GitHub's redirects (a renamed or transferred
         repository, a transferred issue: 301, 302, 307, 308) on the API host only; returns a
-        2xx, a 304 or an ``allow``-ed status."""
+        2xx, a 304 or an ``allow``-ed status. Inside interactive work, a request of the hourly
+        limit is not sent while it is within the reserve: ``BudgetReserved``."""
+        self._check_reserve(url)
         target: str | httpx.URL = url
         for _ in range(MAX_REDIRECTS + 1):
             response = await self._get_once(
@@ -364,6 +369,17 @@ class GitHubClient:
         raise SourceUnavailable(
             f"GitHub kept failing ({decision.reason}) after {attempt} attempts"
         ) from failure
+
+    def _check_reserve(self, url: str) -> None:
+        if not self._reserve or not is_interactive() or "/search/" in url:
+            return
+        status = self.rate.get("core")
+        if status is not None and reserved(status.limit, status.remaining, self._reserve):
+            log.info(
+                "github.budget_reserved",
+                extra={"remaining": status.remaining, "limit": status.limit, "what": url},
+            )
+            raise BudgetReserved(status.reset_at)
 
     def _rate_limited(self, decision: Decision) -> RateLimited:
         log.warning(

@@ -185,6 +185,7 @@ class FakeGitHub:
         self.exhaust_from: int | None = None
         self.before_request: Callable[[RecordedRequest], None] | None = None
         self._exhausted: set[str] = set()  # resources whose next new bucket starts empty
+        self._left: dict[str, int] = {}  # resources whose next new bucket starts this low
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._listings: dict[
             tuple[str, str, tuple[tuple[str, str], ...]], tuple[int, list[Row], list[str]]
@@ -256,6 +257,14 @@ class FakeGitHub:
         for (res, _), bucket in self._buckets.items():
             if res == resource:
                 bucket.remaining = 0
+
+    def leave(self, remaining: int, resource: str = "core") -> None:
+        """Leave only ``remaining`` requests of the limit of ``resource`` for every caller
+        until it resets (as if others had spent the rest)."""
+        self._left[resource] = remaining
+        for (res, _), bucket in self._buckets.items():
+            if res == resource:
+                bucket.remaining = min(bucket.remaining, remaining)
 
     # -- request handling -----------------------------------------------------------------
 
@@ -473,6 +482,8 @@ class FakeGitHub:
                 self._exhausted.discard(resource)  # a reset ends the exhaustion
             elif resource in self._exhausted:
                 fresh.remaining = 0
+            elif resource in self._left:
+                fresh.remaining = min(limit, self._left[resource])
             bucket = self._buckets[(resource, identity)] = fresh
         return bucket
 

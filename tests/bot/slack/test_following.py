@@ -24,7 +24,15 @@ from digest.github.allow_list import AllowList
 from digest.models import Lang
 from tests.bot.slack.conftest import NOW, SECRET
 from tests.fakes.github import FakeGitHub
-from tests.fakes.slack import FakeSlack, block_actions_payload, form_body, sign, slash_payload
+from tests.fakes.slack import (
+    FakeSlack,
+    block_actions_payload,
+    event_payload,
+    form_body,
+    home_opened,
+    sign,
+    slash_payload,
+)
 from tests.support.following import Access, github_access, repo_requests
 from tests.support.slack_app import serve_http, slack_app
 
@@ -60,6 +68,7 @@ async def bot(
             subscriptions=ChannelSubscriptions(rig.subscriptions, lambda: NOW),
             buttons=buttons,
             defaults=DefaultsStore(rig.state),
+            directory=rig.subscriptions.all_subscriptions,
             pace_s=0,
         )
         server = await serve_http(app)
@@ -69,8 +78,10 @@ async def bot(
             await server.stop(drain_s=5)
 
 
-async def _post(server: HttpServer, body: str) -> str:
-    headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(SECRET, body)}
+async def _post(
+    server: HttpServer, body: str, content_type: str = "application/x-www-form-urlencoded"
+) -> str:
+    headers = {"Content-Type": content_type, **sign(SECRET, body)}
     async with (
         aiohttp.ClientSession() as session,
         session.post(
@@ -195,10 +206,11 @@ async def test_every_command_honours_the_allow_list(
 
 
 async def test_the_listing_says_when_a_repository_is_not_followed_any_more(
-    core: ReportCore, web_client: AsyncWebClient
+    core: ReportCore, web_client: AsyncWebClient, fake: FakeSlack
 ) -> None:
-    """After three syncs answered NotFound, `subscriptions` marks the repository's
-    subscription, in its language; the others read as before."""
+    """After three syncs answered NotFound, `subscriptions` and the Home tab mark the
+    repository's subscription, in its language (no next post on the Home tab); the others
+    read as before."""
     async with bot(core, web_client, repos=("o/r1", "o/r2")) as (server, rig, _):
         await _ack(server, "subscribe repo:o/r1 lang:zh")
         await _ack(server, "subscribe repo:o/r2")
@@ -209,3 +221,9 @@ async def test_the_listing_says_when_a_repository_is_not_followed_any_more(
         [kept] = [line for line in listed.splitlines() if "o/r2" in line]
         assert gone.endswith("in zh（找不到该仓库，已不再关注）")
         assert "不再关注" not in kept and "not followed" not in kept
+        fake.members[DM] = {ADMIN}
+        await _post(server, json.dumps(event_payload(home_opened(user=ADMIN))), "application/json")
+        await fake.wait_until(lambda: bool(fake.called("views.publish")))
+        home = json.dumps(fake.called("views.publish")[-1].args["view"], ensure_ascii=False)
+        assert 'o/r1, daily at 00:00 (UTC) in zh（找不到该仓库，已不再关注）"' in home
+        assert "o/r2, daily at 00:00 (UTC) in en. Next post: 2026-02-02 00:00 (UTC)." in home

@@ -48,6 +48,7 @@ other commands:
   vllm-report serve                       run the Slack/Discord bot and the daily posts
   vllm-report mcp [--http PORT]           the tools for coding agents (Model Context Protocol)
   vllm-report site build --days 30        the static report website (see site build -h)
+  vllm-report mirror backfill --since first   mirror a repository's whole history ahead
   vllm-report subscriptions export        the stored subscriptions, as the YAML file's entries
   vllm-report subscriptions import FILE   store a YAML file's subscriptions (a backup)
 exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
@@ -389,6 +390,38 @@ async def _run_mcp(
         )
 
 
+async def _run_mirror(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> int:
+    import asyncio
+
+    from bot.commands.following import allow_list
+    from bot.mirror_cli import outcome, repo_of, run_backfill, since_of
+    from digest.mirror.backfill import Backfill
+
+    repo = repo_of(args.repo, config.default_repo)
+    since = since_of(args.since)
+    allow = allow_list(settings, config)
+    if not allow.allows(repo):
+        raise RepoRefused(repo, "not_allowed", allowed=allow.shown())
+    async with _runtime(settings, config) as runtime:
+        backfill = Backfill(
+            runtime.github,
+            runtime.store,
+            clock=runtime.clock,
+            sleep=asyncio.sleep,
+            web_url=settings.github.web_url,
+        )
+        result, start = await run_backfill(
+            backfill, runtime.github, repo, since, wait=args.wait, err=err
+        )
+    if result.complete:
+        out.write(outcome(repo, start, result))
+        return EXIT_OK
+    err.write(f"vllm-report: {outcome(repo, start, result)}")
+    return EXIT_RATE_LIMITED
+
+
 async def _run_site(
     args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
 ) -> None:
@@ -428,6 +461,12 @@ def main(
             _logging(site_args.verbose, err)
             _run(_run_site(site_args, *_settings(site_args, err), out, err))
             return EXIT_OK
+        if command == "mirror":
+            from bot.mirror_cli import mirror_parser
+
+            margs = mirror_parser().parse_args(args_list[1:])
+            _logging(margs.verbose, err)
+            return _run_code(_run_mirror(margs, *_settings(margs, err), out, err))
         if command == "subscriptions" and args_list[1:2] in (["export"], ["import"], ["-h"]):
             bargs = _subscriptions_parser().parse_args(args_list[1:])
             _logging(bargs.verbose, err)
@@ -501,6 +540,12 @@ def _run(work: Coroutine[Any, Any, None]) -> None:
     import asyncio
 
     asyncio.run(work)
+
+
+def _run_code(work: Coroutine[Any, Any, int]) -> int:
+    import asyncio
+
+    return asyncio.run(work)
 
 
 def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:

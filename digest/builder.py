@@ -55,11 +55,14 @@ async def load_window(
 
     When the mirror is complete from ``covered_from`` on, the data also carries the previous
     window (for follow-ups) and, when it reaches back that far, the items of the 7 windows
-    before (for rising themes).
+    before (for rising themes). Every item is as it stood at the window's end, its later
+    merge or close in ``later`` (:func:`digest.analysis.fates.at_end`).
     """
+    from digest.analysis.fates import at_end  # not needed for a digest from the cache
+
     data = await _load(store, repo, window, repo_url, synced_at)
     if covered_from is None:
-        return data
+        return at_end(data)
     length = window.end - window.start
     previous: WindowData | None = None
     if covered_from <= window.start - length:
@@ -77,7 +80,7 @@ async def load_window(
             ):
                 found.update((item.number, item) for item in batch)
             history.append(tuple(found[n] for n in sorted(found)))
-    return replace(data, previous=previous, history=tuple(history))
+    return at_end(replace(data, previous=previous, history=tuple(history)))
 
 
 async def _load(
@@ -208,6 +211,7 @@ class DigestBuilder:
             self._store, request.repo, request.window, repo_url, synced_at, covered_from=covered
         )
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
+        from digest.analysis.fates import noted
 
         # the analysis is plain computation: off the event loop, which goes on serving
         analysis = await asyncio.to_thread(analyze, data, request.topics)
@@ -219,7 +223,7 @@ class DigestBuilder:
             window=request.window,
             lang=request.lang,
             counts=analysis.counts,
-            sections=written.sections,
+            sections=noted(written.sections, data.later, request.window, request.lang),
             generated_at=self._clock(),
             synced_at=synced_at,
             repo_url=repo_url,
@@ -227,6 +231,7 @@ class DigestBuilder:
             usage=written.usage,
             notes=tuple(notes),
             lists=analysis.lists.pairs(),
+            later=data.later,
             behind=behind,
         )
         log.info(

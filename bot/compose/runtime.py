@@ -29,6 +29,7 @@ from config.settings import (
     warn_unknown_variables,
 )
 from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
+from digest.analysis.types import HISTORY_WINDOWS
 from digest.backends.sqlite.state import SQLiteState
 from digest.builder import BuildSlots, DigestBuilder
 from digest.errors import ConfigError
@@ -140,6 +141,7 @@ async def build_runtime(
                 web_url=gh.web_url,
                 discussed=HOT_LIMIT,
                 min_comments=MIN_COMMENTS,
+                reach_windows=HISTORY_WINDOWS,
             )
             guarded = GuardedSync(syncer, access, trusted=own)
             return SyncGate(guarded, shared, clock, fresh_for=fresh)

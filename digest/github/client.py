@@ -69,6 +69,7 @@ class Page:
     etag: str | None = None
     not_modified: bool = False
     has_next: bool = False
+    last: int | None = None  # the number of the query's last page (its ``rel="last"`` link)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +246,12 @@ class GitHubClient:
                 return
             next_url = self._next_link(response)
             rows = _json_list(response)
-            yield Page(rows, etag=response.headers.get("etag"), has_next=next_url is not None)
+            yield Page(
+                rows,
+                etag=response.headers.get("etag"),
+                has_next=next_url is not None,
+                last=_last_page(response),
+            )
             if next_url is None:
                 return
             url, query, conditional = next_url, None, None
@@ -429,6 +435,13 @@ class GitHubClient:
             base.port,
         ):
             raise SourceUnavailable(f"GitHub sent {what} to another host: {target.host}")
+
+
+def _last_page(response: httpx.Response) -> int | None:
+    """The page number of a list's ``rel="last"`` link, ``None`` without one."""
+    url = response.links.get("last", {}).get("url")
+    page = httpx.URL(str(url)).params.get("page") if url else None
+    return int(page) if page and page.isdigit() else None
 
 
 def _ceil_second(moment: datetime) -> datetime:

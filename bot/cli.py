@@ -19,6 +19,7 @@ from digest.errors import (
     NotFound,
     RateLimited,
     RepoRefused,
+    SearchRefused,
     SourceUnavailable,
 )
 from digest.models import Lang
@@ -51,8 +52,8 @@ other commands:
   vllm-report mirror backfill --since first   mirror a repository's whole history ahead
   vllm-report subscriptions export        the stored subscriptions, as the YAML file's entries
   vllm-report subscriptions import FILE   store a YAML file's subscriptions (a backup)
-exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
-  4 GitHub rate limit exhausted, 5 GitHub unreachable, 6 bad configuration
+exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found
+  (or not searchable), 4 GitHub rate limit exhausted, 5 GitHub unreachable, 6 bad configuration
 """
 
 
@@ -249,7 +250,7 @@ def exit_code(error: BaseException) -> int:
         return EXIT_USAGE
     if isinstance(error, RepoRefused):  # missing on GitHub, or off the allow-list / private
         return EXIT_NOT_FOUND if error.reason == "missing" else EXIT_USAGE
-    if isinstance(error, NotFound):
+    if isinstance(error, NotFound | SearchRefused):  # GitHub's search would not look into it
         return EXIT_NOT_FOUND
     if isinstance(error, RateLimited):
         return EXIT_RATE_LIMITED

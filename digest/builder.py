@@ -206,9 +206,11 @@ class DigestBuilder:
         else:
             state = await self._store.get_sync_state(request.repo)
             synced_at, covered = state.synced_at, state.covered_since
-        repo_url = f"{self._web_url}/{request.repo}"
+        # a renamed repository: the sync says what it is called now, and the report says it too
+        repo = (synced.repo if synced is not None else None) or request.repo
+        repo_url = f"{self._web_url}/{repo}"
         data = await load_window(
-            self._store, request.repo, request.window, repo_url, synced_at, covered_from=covered
+            self._store, repo, request.window, repo_url, synced_at, covered_from=covered
         )
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
         from digest.analysis.fates import noted
@@ -219,7 +221,7 @@ class DigestBuilder:
         notes.extend(written.notes)
         self.builds += 1
         digest = Digest(
-            repo=request.repo,
+            repo=repo,
             window=request.window,
             lang=request.lang,
             counts=analysis.counts,
@@ -227,7 +229,7 @@ class DigestBuilder:
             generated_at=self._clock(),
             synced_at=synced_at,
             repo_url=repo_url,
-            display_name=request.display_name or request.repo.split("/", 1)[-1],
+            display_name=request.display_name or repo.split("/", 1)[-1],
             usage=written.usage,
             notes=tuple(notes),
             lists=analysis.lists.pairs(),
@@ -237,7 +239,7 @@ class DigestBuilder:
         log.info(
             "digest.built",
             extra={
-                "repo": request.repo,
+                "repo": repo,
                 "window_start": request.window.start.isoformat(),
                 "window_end": request.window.end.isoformat(),
                 "writer": request.writer,

@@ -58,6 +58,27 @@ class SourceUnavailable(DigestError):
     """GitHub (or another upstream) could not be reached or kept failing."""
 
 
+class SearchRefused(DigestError):
+    """GitHub's Search API refused a query (a 4xx other than the rate limit): ``status`` and
+    GitHub's ``message`` say why."""
+
+    def __init__(self, repo: str, status: int, message: str) -> None:
+        super().__init__(f"GitHub refused to search {repo} ({status}: {message})")
+        self.repo = repo
+        self.status = status
+        self.message = message
+
+
+class RepoMoved(DigestError):
+    """The repository ``old`` is called ``new`` now (GitHub redirects its old name, but its
+    Search API does not)."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__(f"{old} is now {new}")
+        self.old = old
+        self.new = new
+
+
 class ConfigError(DigestError):
     """The configuration is invalid (unknown topic, bad setting)."""
 

@@ -233,7 +233,8 @@ class DigestService:
                     "digest.sync_failed",
                     extra={"repo": request.repo, "error": type(exc).__name__},
                 )
-        mirror = await self._store.get_sync_state(request.repo) if self._store else None
+        repo = (synced.repo if synced is not None else None) or request.repo  # after a rename
+        mirror = await self._store.get_sync_state(repo) if self._store else None
         writer = self._writer_names.get(request.writer, "")
         key = cache_key(request, data_version(mirror) if mirror else "", writer)
         synced_at = mirror.synced_at if mirror else None

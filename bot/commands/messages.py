@@ -15,6 +15,7 @@ from digest.errors import (
     NotFound,
     RateLimited,
     RepoRefused,
+    SearchRefused,
     SourceUnavailable,
     StateUnavailable,
 )
@@ -163,6 +164,8 @@ def error_text(
         return reserve_text(error.reset_at, error.lang, now)
     if isinstance(error, RateLimited):
         return rate_limited(error, now)
+    if isinstance(error, SearchRefused):
+        return f"{error}; the digest of that window needs GitHub's search."
     if isinstance(error, SourceUnavailable):
         return f"GitHub can't be reached right now ({error}). Please try again in a few minutes."
     if isinstance(error, ConfigError):

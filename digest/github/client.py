@@ -19,7 +19,15 @@ from typing import Any, Literal
 
 import httpx
 
-from digest.errors import ConfigError, Gone, NotFound, RateLimited, SourceUnavailable
+from digest.errors import (
+    ConfigError,
+    Gone,
+    NotFound,
+    RateLimited,
+    RepoMoved,
+    SearchRefused,
+    SourceUnavailable,
+)
 from digest.github.reserve import BudgetReserved, is_interactive, reserved
 from digest.github.retry import (
     TRANSIENT_ERRORS,
@@ -105,6 +113,7 @@ class GitHubClient:
         self.not_modified = 0
         self.rate: dict[str, RateStatus] = {}
         self._moved: set[str] = set()  # paths whose redirect was logged
+        self.redirected: set[str] = set()  # repositories (lower case) a redirect moved
 
     def __repr__(self) -> str:
         base = str(self._http.base_url)
@@ -227,9 +236,14 @@ class GitHubClient:
         return SearchResult(_unique(rows), complete)
 
     async def _unsearchable(self, repo: str, response: httpx.Response) -> None:
-        """A 422 from search: an unknown repository, or a query GitHub refuses."""
-        await self.repository(repo)  # raises NotFound for an unknown repository
-        raise SourceUnavailable(f"GitHub refused the search: {_message(response)}")
+        """A 422 from search: an unknown repository (``NotFound``), a renamed one (the Search
+        API does not follow renames: ``RepoMoved``), or a query GitHub refuses
+        (``SearchRefused``)."""
+        row = await self.repository(repo)  # raises NotFound for an unknown repository
+        current = str(row.get("full_name") or repo)
+        if current.lower() != repo.lower():
+            raise RepoMoved(repo, current)
+        raise SearchRefused(repo, response.status_code, _message(response))
 
     # -- transport ------------------------------------------------------------------------
 
@@ -285,6 +299,8 @@ class GitHubClient:
             moved = response.url.join(location)
             self._same_host(moved, "a redirect")
             key = "/".join(response.url.path.split("/")[:4])  # /repos/{owner}/{name}
+            if key.startswith("/repos/") and key.count("/") == 3:
+                self.redirected.add(key.removeprefix("/repos/").lower())
             if key not in self._moved:
                 self._moved.add(key)
                 log.warning(
@@ -402,6 +418,8 @@ class GitHubClient:
             raise NotFound(what)
         if status == 410:
             raise Gone(f"{what} (deleted, or the repository's issues are disabled)")
+        if 400 <= status < 500 and response.url.path.startswith("/search/"):
+            raise SearchRefused(what, status, _message(response))
         raise SourceUnavailable(
             f"GitHub answered {status} for {response.url.path}: {_message(response)}"
         )

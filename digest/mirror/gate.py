@@ -34,6 +34,7 @@ class GateResult:
     notes: tuple[Note, ...] = ()
     covered_from: datetime | None = None
     completion: Completion | None = None
+    repo: str | None = None  # what a renamed repository is called now
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,7 @@ class _Record:
                 "notes": [[note.key, note.values] for note in result.notes],
                 "covered_from": _iso(result.covered_from),
                 "completion": _completion_json(result.completion),
+                "repo": result.repo,
                 "start": self.start.isoformat(),
                 "end": self.end.isoformat(),
                 "finished_at": self.finished_at.isoformat(),
@@ -79,6 +81,7 @@ class _Record:
                 ),
                 _moment(data["covered_from"]),
                 _completion_of(data.get("completion")),
+                str(data["repo"]) if data.get("repo") else None,
             )
             return cls(
                 result,
@@ -175,7 +178,11 @@ class SyncGate:
             result = await self._sync.ensure(repo, window)
             done = _Record(
                 GateResult(
-                    result.synced_at, tuple(result.notes), result.covered_from, result.completion
+                    result.synced_at,
+                    tuple(result.notes),
+                    result.covered_from,
+                    result.completion,
+                    result.repo,
                 ),
                 window.start,
                 window.end,

@@ -30,6 +30,7 @@ class SyncReport:
     review_comments: int = 0
     requests_by_stream: dict[str, int] = field(default_factory=dict)
     completion: Completion | None = None
+    repo: str | None = None  # what the repository is called now, when the sync learnt it
 
 
 @dataclass(slots=True)

@@ -95,6 +95,12 @@ class SyncResult(Protocol):
         ...
 
     @property
+    def repo(self) -> str | None:
+        """What the repository is called now when the sync found it renamed (its mirror is
+        under that name), else ``None``."""
+        ...
+
+    @property
     def completion(self) -> Completion | None: ...
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from digest.errors import RateLimited
+from digest.errors import RateLimited, RepoMoved
 from digest.github.client import GitHubClient
 from digest.i18n import Note
 from digest.mirror.completion import estimate
@@ -30,6 +30,7 @@ from digest.mirror.old_comments import OldComments
 from digest.mirror.old_windows import OldWindows
 from digest.mirror.reach import Reach
 from digest.mirror.reconciliation import Reconciler, RepoNames
+from digest.mirror.renames import Renames
 from digest.mirror.report import SyncReport, Tally
 from digest.mirror.store import Store, SyncState
 from digest.mirror.streams import STREAMS, Stream, Streams, cursor_of
@@ -87,13 +88,31 @@ class Syncer:
         )
         self._old_windows = OldWindows(client, store, comments, clock=clock, web_url=web_url)
         self._reconciler = Reconciler(client, store, names, clock=clock, web_url=web_url)
+        self._renames = Renames(client, store)
 
     async def ensure(self, repo: str, window: Window) -> SyncReport:
         """Sync ``repo`` so that the store answers window queries over ``window``.
 
-        Raises ``NotFound``, ``RateLimited`` or ``SourceUnavailable``; pages stored before
-        an interruption stay stored and the cursors record them.
+        A renamed repository is synced under its new name (``repo`` stays an alias of it) and
+        the report's ``repo`` names it. Raises ``NotFound``, ``RateLimited``,
+        ``SearchRefused`` or ``SourceUnavailable``; pages stored before an interruption stay
+        stored and the cursors record them.
         """
+        name = await self._renames.current(repo)
+        try:
+            report = await self._ensure_named(name, window)
+            new = await self._renames.moved(name)
+        except RepoMoved as exc:  # the Search API refused the old name
+            new = exc.new
+        if new is not None:
+            await self._renames.record(name, new)
+            if name != repo:
+                await self._renames.record(repo, new)
+            name = new
+            report = await self._ensure_named(name, window)
+        return replace(report, repo=name)
+
+    async def _ensure_named(self, repo: str, window: Window) -> SyncReport:
         lock = self._locks.setdefault(repo, asyncio.Lock())
         async with lock:
             before = self._client.requests_made

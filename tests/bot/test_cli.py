@@ -628,3 +628,45 @@ async def test_an_old_day_built_months_later_on_a_fresh_mirror_is_the_one_made_o
             assert shown.code == 0, shown.err
             made = render_markdown(on_the_day)
             assert shown.out.split("\n---")[0] == made.split("\n---")[0]
+
+
+async def test_an_old_day_of_a_renamed_repository_asked_by_its_old_name_counts_exactly(
+    tmp_path: Path,
+) -> None:
+    """`vllm-report 2026-03-10` of a repository renamed since: the lists follow GitHub's 301,
+    the Search API refuses the old name (422), and the day is built under the new name with
+    exact counts; a second run goes straight to the new name (the old one is an alias)."""
+    data = generate(days=10, now=DEFAULT_NOW, seed=5)
+    new = "vllm-project/vllm-next"
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO, issues=data.issues, comments=data.comments)
+        gh.rename(REPO, new)
+        env = {"GITHUB_API_URL": gh.url}  # no token: the old day goes through the Search API
+        flags = ("2026-03-10", "--format", "json", "--writer", "template")
+        run = await _cli(*flags, env=env, tmp=tmp_path)
+        assert run.code == 0, run.err
+        digest = json.loads(run.out)
+        assert digest["counts"] == data.expected_counts(*data.day(0)).as_dict()
+        assert digest["repo"] == new and digest["repo_url"].endswith(f"/{new}")
+        searched = [r.query["q"] for r in gh.requests if r.path == "/search/issues"]
+        assert any(q.startswith(f"repo:{new} ") for q in searched)
+        assert 301 in {r.status for r in gh.requests}
+        gh.requests.clear()
+        again = await _cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
+        assert again.code == 0, again.err
+        assert json.loads(again.out)["counts"] == digest["counts"]
+        assert all(f"/{REPO}/" not in f"{r.path}/" for r in gh.requests)
+        assert all(f"repo:{REPO} " not in r.query.get("q", "") for r in gh.requests)
+
+
+async def test_a_search_github_refuses_is_said_as_such(tmp_path: Path) -> None:
+    """A 4xx from the Search API (not a rename) exits 3 with GitHub's reason, never "can't be
+    reached"."""
+    data = generate(days=10, now=DEFAULT_NOW, seed=5)
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO, issues=data.issues, comments=data.comments)
+        gh.refuse_search = True
+        run = await _cli("2026-03-10", env={"GITHUB_API_URL": gh.url}, tmp=tmp_path)
+    assert run.code == 3, run.err
+    assert "GitHub refused to search vllm-project/vllm (422: Validation Failed)" in run.err
+    assert "can't be reached" not in run.err and "Traceback" not in run.err

@@ -19,8 +19,9 @@ ranges; sort=created; 1,000 results at most), with ``Link`` pagination, weak ETa
 ``X-RateLimit-*`` headers (core: 60 an hour without a token, 5,000 with one; search: 10 or 30 a
 minute; a 304 costs nothing), 404 for unknown repositories and 422 for unsearchable ones.
 
-GitHub's edges: ``rename(old, new)`` (every ``/repos/old/...`` answers 301 to ``/repos/new/...``,
-query kept), ``repo.transfer(number, to, new_number)`` (the issue leaves the listings and
+GitHub's edges: ``rename(old, new)`` (every ``/repos/old/...`` answers 301 to
+``/repositories/{id}/...``, query kept, which serves the repository; search refuses the old
+name with 422), ``repo.transfer(number, to, new_number)`` (the issue leaves the listings and
 ``/issues/{n}`` answers 301 to its new home), ``repo.delete(number)`` (gone from the listings,
 ``/issues/{n}`` answers 410), ``repo.edit(number, at, **fields)`` (a change that moves
 ``updated_at``, as every edit does on GitHub); draft PRs are rows with ``"draft": true``.
@@ -28,8 +29,9 @@ query kept), ``repo.transfer(number, to, new_number)`` (the issue leaves the lis
 Faults, by 1-based request number: ``fail_every = N`` (a 502 on every Nth request),
 ``secondary_at = {K}`` (403 + ``Retry-After`` + GitHub's secondary-limit message), ``stall_at``
 (answer after ``stall_seconds``, to trip client timeouts), ``exhaust_from = K`` or
-``exhaust()`` (the primary limit at 0 from request K, or from now on). ``before_request`` is
-called with each request before it is answered (to change the data mid-stream).
+``exhaust()`` (the primary limit at 0 from request K, or from now on); ``refuse_search``
+(every search answers 422). ``before_request`` is called with each request before it is
+answered (to change the data mid-stream).
 
 Helpers: ``RecordingSleep`` (an injectable sleep that records delays and returns at once) and
 ``refused_url()`` (a local URL where connections are refused).
@@ -110,6 +112,7 @@ class FakeRepo:
     deleted: set[int] = field(default_factory=set)
     private: bool = False  # GET /repos/{o}/{r} says so ("private", "visibility")
     version: int = 0  # bumped by every put; listings are cached per version
+    id: int | None = None  # set by a rename, which keeps it (see ``_repo_id``)
 
     def put_issue(self, row: Row) -> None:
         """Add or replace an issue or PR row (times normalised to GitHub's format)."""
@@ -182,6 +185,7 @@ class FakeGitHub:
         self.stall_at: set[int] = set()
         self.stall_seconds = 1.0
         self.incomplete_search = False
+        self.refuse_search = False  # every search answers 422, as for a query GitHub refuses
         self.exhaust_from: int | None = None
         self.before_request: Callable[[RecordedRequest], None] | None = None
         self._exhausted: set[str] = set()  # resources whose next new bucket starts empty
@@ -244,8 +248,10 @@ class FakeGitHub:
         return self.repos[name.lower()]
 
     def rename(self, old: str, new: str) -> FakeRepo:
-        """Rename a repository: its old name answers 301 to the new one from now on."""
+        """Rename a repository: its old name answers 301 to ``/repositories/{id}/...`` from now
+        on (GitHub's shape) and the Search API refuses it (422), as on GitHub."""
         repo = self.repos.pop(old.lower())
+        repo.id = _repo_id(repo)
         repo.name = new
         self.repos[new.lower()] = repo
         self.renamed[old.lower()] = new
@@ -330,10 +336,18 @@ class FakeGitHub:
         if request.path == "/search/issues":
             return self._search(request)
         parts = request.path.split("/")
+        if len(parts) > 2 and parts[1] == "repositories":  # where a renamed repository's 301 points
+            found = next((r for r in self.repos.values() if str(_repo_id(r)) == parts[2]), None)
+            if found is None:
+                return 404, {"message": "Not Found"}, {}
+            path = "/".join(["", "repos", found.name, *parts[3:]])
+            return self._route(request.clone(rel_url=request.rel_url.with_path(path)))
         if len(parts) > 3 and parts[1] == "repos":
             new = self.renamed.get(f"{parts[2]}/{parts[3]}".lower())
-            if new is not None:
-                path = "/".join(["", "repos", new, *parts[4:]])
+            if new is not None:  # GitHub's shape: the repository's id, not its new name
+                path = "/".join(
+                    ["", "repositories", str(_repo_id(self.repos[new.lower()])), *parts[4:]]
+                )
                 target = request.url.with_path(path).with_query(request.query)
                 return (
                     301,
@@ -438,6 +452,8 @@ class FakeGitHub:
         except ValueError as exc:
             return 422, {"message": "Validation Failed", "errors": [{"message": str(exc)}]}, {}
         repo_name, kind, ranges = parsed
+        if self.refuse_search:
+            return 422, {"message": "Validation Failed", "errors": [{"code": "invalid"}]}, {}
         repo = self.repos.get(repo_name.lower()) if repo_name else None
         if repo is None:
             message = (
@@ -663,10 +679,15 @@ def _with_page(url: URL, page: int) -> str:
     return str(url.update_query(page=str(page)))
 
 
+def _repo_id(repo: FakeRepo) -> int:
+    """A repository's id: kept across a rename, as on GitHub."""
+    return repo.id if repo.id is not None else zlib.crc32(repo.name.encode())
+
+
 def _repo_json(repo: FakeRepo) -> Row:
     owner, name = repo.name.split("/", 1)
     return {
-        "id": zlib.crc32(repo.name.encode()),
+        "id": _repo_id(repo),
         "name": name,
         "full_name": repo.name,
         "owner": {"login": owner, "type": "Organization"},

@@ -84,6 +84,7 @@ class Synced:
     notes: tuple[Note, ...] = ()
     covered_from: datetime | None = None
     completion: Completion | None = None
+    repo: str | None = None
 
 
 class CountingSync:

@@ -35,11 +35,11 @@ class Rig:
     clock: Clock
     sleep: RecordingSleep
 
-    async def counts(self, window: Window) -> Counts:
-        """The five counts of ``window`` as the mirror answers them."""
-        created = await self.store.items_created(REPO, window.start, window.end)
-        closed = await self.store.items_closed(REPO, window.start, window.end)
-        merged = await self.store.items_merged(REPO, window.start, window.end)
+    async def counts(self, window: Window, repo: str = REPO) -> Counts:
+        """The five counts of ``window`` as the mirror of ``repo`` answers them."""
+        created = await self.store.items_created(repo, window.start, window.end)
+        closed = await self.store.items_closed(repo, window.start, window.end)
+        merged = await self.store.items_merged(repo, window.start, window.end)
         return Counts(
             new_issues=sum(not i.is_pr for i in created),
             closed_issues=sum(not i.is_pr for i in closed),

@@ -56,6 +56,6 @@ async def test_renamed_repository_keeps_its_items_and_is_looked_up_once(
         assert await rig.syncer.reconcile(REPO, budget=2) == []
         assert await rig.syncer.reconcile(REPO, budget=2) == []
     assert len(await rig.store.items_by_number(REPO, recent[:4])) == 4
-    looked_up = [r for r in rig.fake.requests if r.path == "/repos/vllm-project/vllm-next"]
+    looked_up = [r for r in rig.fake.requests if r.path == f"/repositories/{moved.id}"]
     assert len(looked_up) == 1
     assert [r.message for r in caplog.records].count("sync.repo_renamed") == 1

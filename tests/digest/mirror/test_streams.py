@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -221,20 +222,33 @@ async def test_real_sample_rows_mirror_faithfully(rig_factory: RigFactory) -> No
     assert {c.item_number for c in posted} == {c["issue_number"] for c in sample["comments"]}
 
 
-async def test_renamed_repository_keeps_its_mirror(
+async def test_a_renamed_repository_is_mirrored_under_its_new_name(
     rig_factory: RigFactory, one_day: Dataset, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """After a rename GitHub answers 301: the sync follows it, logs the move once, and the
-    mirror under the old name keeps growing."""
-    rig = await rig_factory(one_day)
+    """After a rename GitHub answers 301: the sync follows it, logs the move once, learns the
+    new name (one look-up) and mirrors under it; the report names it, and a later sync by the
+    old name (an alias now) sends nothing to the old name."""
+    rig = await rig_factory(one_day, token="t")
     await rig.syncer.ensure(REPO, today(one_day))
-    moved = rig.fake.rename(REPO, "vllm-project/vllm-next")
+    new_name = "vllm-project/vllm-next"
+    moved = rig.fake.rename(REPO, new_name)
     later = DEFAULT_NOW + timedelta(minutes=3)
-    moved.put_issue(issue_row("vllm-project/vllm-next", 60001, created=later, title="New"))
+    moved.put_issue(issue_row(new_name, 60001, created=later, title="New"))
     rig.clock.advance(timedelta(minutes=5))
-    with caplog.at_level("WARNING", logger="digest.github.client"):
-        await rig.syncer.ensure(REPO, Window(rig.clock.now - timedelta(days=1), rig.clock.now))
-    [new] = await rig.store.items_by_number(REPO, [60001])
+    window = Window(rig.clock.now - timedelta(days=1), rig.clock.now)
+    with caplog.at_level("WARNING", logger="digest"):
+        report = await rig.syncer.ensure(REPO, window)
+    assert report.repo == new_name
+    [new] = await rig.store.items_by_number(new_name, [60001])
     assert new.title == "New"
-    assert [r.message for r in caplog.records].count("github.redirected") == 1
-    assert {r.status for r in rig.fake.requests[-6:]} <= {200, 301, 304}
+    expected = one_day.expected_counts(window.start, window.end)  # and the new issue
+    assert await rig.counts(window, new_name) == replace(
+        expected, new_issues=expected.new_issues + 1
+    )
+    messages = [r.message for r in caplog.records]
+    assert messages.count("github.redirected") == 1 and messages.count("sync.repo_renamed") == 1
+    assert {r.status for r in rig.fake.requests} <= {200, 301, 304}
+    rig.fake.requests.clear()
+    rig.clock.advance(timedelta(minutes=5))
+    assert (await rig.syncer.ensure(REPO, window)).repo == new_name
+    assert rig.fake.requests and all(f"/{REPO}/" not in r.path for r in rig.fake.requests)

@@ -7,14 +7,17 @@ for no page twice. It is paced by ``X-RateLimit-Remaining``: when what is left f
 share kept for commands and daily posts, it stops with the reset time (or, with ``wait``,
 sleeps until the reset and goes on). The first page of each stream says, through its
 ``rel="last"`` link, how many pages are to come: the estimate progress is shown against.
+A backfill that stored many rows refreshes the store's planner statistics (``ANALYZE``).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol, runtime_checkable
 
 from digest.errors import RateLimited
 from digest.github.client import GitHubClient, Page
@@ -24,7 +27,18 @@ from digest.mirror.report import Tally
 from digest.mirror.store import Store
 from digest.mirror.streams import Stream, Streams
 
+log = logging.getLogger(__name__)
+
 _AFTER_RESET = timedelta(seconds=1)
+ANALYZE_AFTER = 10_000  # rows stored by one backfill after which the planner's statistics
+# are refreshed
+
+
+@runtime_checkable
+class Analyzable(Protocol):
+    """A store whose query planner keeps statistics (SQLite's ``ANALYZE``)."""
+
+    async def analyze(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +169,11 @@ class Backfill:
                     report("issues")
                     state = await self._streams.mirror(repo, state, since, tally, on_page=paced)
                 report("done")
+                await self._analyzed(tally)
                 return self._result(tally, start, state.covered_since, None)
             except (_Paced, RateLimited) as exc:
                 if not wait or exc.reset_at is None:
+                    await self._analyzed(tally)
                     return self._result(tally, start, None, exc.reset_at or self._clock())
                 await self._wait(exc.reset_at, "issues", report)
 
@@ -184,6 +200,13 @@ class Backfill:
         per_hour = max(1, (status.limit or 0) - math.ceil((status.limit or 0) * self._keep))
         hours = math.ceil((left - spare) / per_hour)
         return status.reset_at + timedelta(hours=hours - 1) + pace * min(left - spare, per_hour)
+
+    async def _analyzed(self, tally: Tally) -> None:
+        """Refresh a store's planner statistics after a large backfill (SQLite's)."""
+        stored = len(tally.items) + len(tally.comments) + len(tally.review_comments)
+        if stored >= ANALYZE_AFTER and isinstance(self._store, Analyzable):
+            await self._store.analyze()
+            log.info("backfill.analyzed", extra={"rows": stored})
 
     def _result(
         self,

@@ -360,6 +360,16 @@ class SQLiteStore(ItemWindows):
 
         return await self._run(query)
 
+    async def analyze(self) -> None:
+        """Refresh the planner's statistics (``ANALYZE``): after a large backfill, so that the
+        window queries keep their (repo, time) indexes at full-history size."""
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("ANALYZE")
+            conn.execute("PRAGMA optimize")
+
+        await self._run(run)
+
     async def drop_repo(self, repo: str) -> None:
         """Remove every item, comment and the sync state of ``repo``."""
 

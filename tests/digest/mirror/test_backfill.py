@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from datetime import timedelta
 
 import pytest
 
+from digest.mirror import backfill
 from digest.mirror.backfill import Backfill, Progress
 from tests.fakes.github import RecordedRequest
 from tests.support.sync_rig import REPO, Rig, RigFactory
@@ -102,3 +104,29 @@ async def test_without_a_token_it_stops_at_the_share_kept_or_waits_for_the_reset
     assert waited.complete and waited.covered_since == ten_days.start
     assert rig.sleep.delays and all(d > 0 for d in rig.sleep.delays)
     assert await _mirrored(rig) == _since_start(ten_days)
+
+
+async def test_a_large_backfill_refreshes_the_planner_statistics(
+    rig_factory: RigFactory, ten_days: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backfill that stored more rows than ``ANALYZE_AFTER`` leaves SQLite's planner
+    statistics (``sqlite_stat1``) behind; a small one does not pay for an ``ANALYZE``."""
+
+    async def statistics(rig: Rig) -> int:
+        def count(conn: sqlite3.Connection) -> int:
+            found = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
+            if not found.fetchone()[0]:
+                return 0
+            return int(conn.execute("SELECT count(*) FROM sqlite_stat1").fetchone()[0])
+
+        return await rig.store._run(count)
+
+    small = await rig_factory(ten_days, token="t")
+    monkeypatch.setattr(backfill, "ANALYZE_AFTER", 10**9)
+    assert (await _backfill(small).run(REPO, ten_days.start)).complete
+    assert await statistics(small) == 0
+    large = await rig_factory(ten_days, token="t")
+    monkeypatch.setattr(backfill, "ANALYZE_AFTER", 1_000)
+    result = await _backfill(large).run(REPO, ten_days.start)
+    assert result.complete and result.items + result.comments > 1_000
+    assert await statistics(large) > 0

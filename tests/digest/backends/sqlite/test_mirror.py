@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from digest.backends.sqlite.mirror import SCHEMA_VERSION, WINDOW_QUERIES, SQLiteStore
+from digest.mirror.rows import to_micros
 from digest.mirror.store import SyncState
 from tests.support.query_plan import query_plan
 from tests.support.store_samples import REPO, T0, at, comment, item, review_comment
@@ -164,3 +166,35 @@ async def test_a_mirror_damaged_after_opening_is_replaced_on_the_next_call(tmp_p
     assert await store.items_by_number(REPO, [1, 2]) == []
     await store.close()
     assert list(await asyncio.to_thread(tmp_path.glob, "mirror.sqlite3.corrupt-*"))
+
+
+async def test_window_queries_keep_their_index_at_full_history_size(tmp_path: Path) -> None:
+    """A mirror of vLLM's size (tens of thousands of items, a hundred thousand comments over
+    three years, beside a small second repository), its statistics refreshed by ``analyze``:
+    each window query of one day still searches its (repo, time) index, never scans or sorts,
+    and reads only that day's rows."""
+    path = tmp_path / "m.db"
+    store = SQLiteStore(str(path))
+    hours = 3 * 365 * 24
+    items = [
+        item(n, created_at=at(n % hours), updated_at=at(n % hours), closed_at=at(n % hours))
+        for n in range(40_000)
+    ]
+    await store.upsert_items(items + [item(n, repo="other/small") for n in range(200)])
+    await store.upsert_comments(
+        [comment(n, created_at=at((n * 7) % hours)) for n in range(100_000)]
+    )
+    await store.upsert_comments(
+        [review_comment(n, created_at=at(n % hours)) for n in range(20_000)]
+    )
+    await store.analyze()
+    day = (REPO, to_micros(at(hours // 2)), to_micros(at(hours // 2 + 24)))
+    plans = {q: " | ".join(query_plan(path, sql, day)) for q, sql in WINDOW_QUERIES.items()}
+    created = await store.items_created(REPO, at(hours // 2), at(hours // 2 + 24))
+    await store.close()
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_stat1").fetchone()[0] > 0
+    for query, plan in plans.items():
+        assert f"USING INDEX {INDEX_OF[query]}" in plan, plan
+        assert "SCAN" not in plan and "TEMP B-TREE" not in plan, plan
+    assert {i.number % hours for i in created} == set(range(hours // 2, hours // 2 + 24))

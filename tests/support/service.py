@@ -101,19 +101,21 @@ class CountingSync:
         *,
         searched: bool = False,
         completion: Completion | None = None,
+        renamed_to: str | None = None,
     ) -> None:
         self.calls: list[tuple[str, Window]] = []
         self.clock = clock
         self.before = before
         self.searched = searched
         self.completion = completion
+        self.renamed_to = renamed_to  # what the sync says the repository is called now
 
     async def ensure(self, repo: str, window: Window) -> Synced:
         self.calls.append((repo, window))
         if self.before is not None:
             await self.before()
         covered = None if self.searched else window.start
-        return Synced(self.clock(), (SYNCED,), covered, self.completion)
+        return Synced(self.clock(), (SYNCED,), covered, self.completion, self.renamed_to)
 
 
 async def until(predicate: Callable[[], bool], seconds: float = 5.0) -> None:

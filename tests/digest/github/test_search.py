@@ -6,13 +6,14 @@ from datetime import timedelta
 
 import pytest
 
-from digest.errors import NotFound
+from digest.errors import NotFound, RepoMoved, SearchRefused, SourceUnavailable
 from digest.github.client import GitHubClient
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.synthetic import DEFAULT_NOW
 
 REPO = "vllm-project/vllm"
 T0 = DEFAULT_NOW - timedelta(days=30)
+DAY = timedelta(days=1)
 
 
 async def test_search_window_is_half_open(fake: FakeGitHub, client: GitHubClient) -> None:
@@ -94,6 +95,35 @@ async def test_unknown_repository_search_is_not_found(
             "nobody/nothing", kind="issue", field="created", start=T0, end=T0 + timedelta(days=1)
         )
     assert [r.path for r in fake.requests] == ["/search/issues", "/repos/nobody/nothing"]
+
+
+async def test_search_of_a_renamed_repository_says_its_new_name(
+    fake: FakeGitHub, client: GitHubClient
+) -> None:
+    """The Search API refuses a renamed repository's old name (422); the repository lookup
+    follows GitHub's 301 and says what it is called now (``RepoMoved``)."""
+    fake.add_repo(REPO, issues=[issue_row(REPO, 1, created=T0)])
+    fake.rename(REPO, "vllm-project/vllm-next")
+    with pytest.raises(RepoMoved) as moved:
+        await client.search(REPO, kind="issue", field="created", start=T0, end=T0 + DAY)
+    assert (moved.value.old, moved.value.new) == (REPO, "vllm-project/vllm-next")
+    result = await client.search(
+        moved.value.new, kind="issue", field="created", start=T0, end=T0 + DAY
+    )
+    assert [row["number"] for row in result.rows] == [1]
+
+
+async def test_a_search_github_refuses_is_search_refused(
+    fake: FakeGitHub, client: GitHubClient
+) -> None:
+    """A 422 for a repository that exists under its name is GitHub refusing the query:
+    ``SearchRefused`` with GitHub's reason, not an outage."""
+    fake.add_repo(REPO)
+    fake.refuse_search = True
+    with pytest.raises(SearchRefused) as refused:
+        await client.search(REPO, kind="issue", field="created", start=T0, end=T0 + DAY)
+    assert (refused.value.status, refused.value.message) == (422, "Validation Failed")
+    assert not isinstance(refused.value, SourceUnavailable)
 
 
 async def test_search_rate_limit_resets_within_a_minute(

@@ -128,6 +128,16 @@ async def test_replica_reads_when_a_stopped_sync_completes(env: Env) -> None:
     assert (len(stopped.calls), len(other.calls)) == (1, 0)
 
 
+async def test_replica_reads_what_a_renamed_repository_is_called_now(env: Env) -> None:
+    """Another replica reusing the sync of a renamed repository reads its new name too: its
+    report is built from the mirror under that name."""
+    renamed = CountingSync(env.clock, renamed_to="vllm-project/vllm-next")
+    assert (await gate(env, renamed, 0).ensure(REPO, DAY)).repo == "vllm-project/vllm-next"
+    other = CountingSync(env.clock)
+    assert (await gate(env, other, 1).ensure(REPO, DAY)).repo == "vllm-project/vllm-next"
+    assert (len(renamed.calls), len(other.calls)) == (1, 0)
+
+
 async def test_repositories_sync_independently(env: Env) -> None:
     """A sync of one repository is not reused for another."""
     sync = CountingSync(env.clock)

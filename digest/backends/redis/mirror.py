@@ -170,12 +170,35 @@ class RedisStore(ItemWindows):
 
         return await self._guard.run("mirrored_repos", query)
 
-    async def drop_repo(self, repo: str) -> None:
-        """Remove every key of ``repo``: its items, comments, their indexes and sync state."""
+    def _repo_keys(self, repo: str) -> list[str]:
+        """Every key of ``repo``'s mirror."""
         keys = [self._key(repo, "items"), self._key(repo, "sync")]
         keys += [self._key(repo, "items", column) for column in _ITEM_TIMES]
         for kind in ("comments", "review_comments"):
             keys += [self._key(repo, kind), self._key(repo, kind, "created_at")]
+        return keys
+
+    async def rename_repo(self, old: str, new: str) -> bool:
+        """Move the mirror of ``old`` to ``new``, a repository renamed on GitHub (its rows keep
+        their links, which GitHub redirects); ``False`` (nothing moved) when ``new`` has a
+        mirror already."""
+        pairs = list(zip(self._repo_keys(old), self._repo_keys(new), strict=True))
+
+        async def move() -> bool:
+            if await self._redis.exists(*(target for _, target in pairs)):
+                return False
+            present = [pair for pair in pairs if await self._redis.exists(pair[0])]
+            async with self._redis.pipeline(transaction=True) as pipe:
+                for source, target in present:
+                    pipe.rename(source, target)
+                await pipe.execute()
+            return True
+
+        return bool(await self._guard.run("rename_repo", move))
+
+    async def drop_repo(self, repo: str) -> None:
+        """Remove every key of ``repo``: its items, comments, their indexes and sync state."""
+        keys = self._repo_keys(repo)
 
         async def delete() -> None:
             await self._redis.delete(*keys)

@@ -370,6 +370,26 @@ class SQLiteStore(ItemWindows):
 
         await self._run(run)
 
+    async def rename_repo(self, old: str, new: str) -> bool:
+        """Move the mirror of ``old`` (rows, links and sync state) to ``new``, a repository
+        renamed on GitHub; ``False`` (nothing moved) when ``new`` has a mirror already."""
+
+        def move(conn: sqlite3.Connection) -> bool:
+            with conn:
+                for table in ("sync_state", "items", "comments", "review_comments"):
+                    if conn.execute(f"SELECT 1 FROM {table} WHERE repo = ?", (new,)).fetchone():
+                        return False
+                links = (f"/{old}/", f"/{new}/")
+                for table in ("items", "comments", "review_comments"):
+                    conn.execute(
+                        f"UPDATE {table} SET repo = ?, url = replace(url, ?, ?) WHERE repo = ?",
+                        (new, *links, old),
+                    )
+                conn.execute("UPDATE sync_state SET repo = ? WHERE repo = ?", (new, old))
+            return True
+
+        return await self._run(move)
+
     async def drop_repo(self, repo: str) -> None:
         """Remove every item, comment and the sync state of ``repo``."""
 

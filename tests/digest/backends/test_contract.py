@@ -231,3 +231,26 @@ async def test_a_whole_repository_is_listed_and_dropped(store: Store) -> None:
     assert len(await store.items_by_number(REPO, [1, 2])) == 2
     assert len(await store.comments_created(REPO, at(-10), at(10))) == 2
     assert (await store.get_sync_state(REPO)).synced_at == at(3)
+
+
+async def test_a_renamed_repository_s_mirror_moves_to_its_new_name(store: Store) -> None:
+    """``rename_repo`` moves a repository's items, comments, review comments and sync state
+    (cursors included) to its new name, leaves another repository alone, and moves nothing
+    onto a name that has a mirror already."""
+    from digest.mirror.renames import Movable
+
+    assert isinstance(store, Movable)
+    new = "vllm-project/vllm-next"
+    await store.upsert_items([item(1), item(2, closed_at=at(1)), item(1, OTHER)])
+    await store.upsert_comments([comment(10), review_comment(20)])
+    await store.set_sync_state(REPO, SyncState(items_cursor=at(2), synced_at=at(3)))
+    assert await store.rename_repo(REPO, new)
+    assert [i.number for i in await store.items_closed(new, at(-1), at(5))] == [2]
+    assert [i.repo for i in await store.items_by_number(new, [1, 2])] == [new, new]
+    assert sorted(c.id for c in await store.comments_created(new, at(-10), at(10))) == [10, 20]
+    assert await store.get_sync_state(new) == SyncState(items_cursor=at(2), synced_at=at(3))
+    assert await store.items_by_number(REPO, [1, 2]) == []
+    assert await store.get_sync_state(REPO) == SyncState()
+    assert len(await store.items_by_number(OTHER, [1])) == 1
+    assert not await store.rename_repo(OTHER, new)
+    assert len(await store.items_by_number(OTHER, [1])) == 1

@@ -226,8 +226,9 @@ async def test_a_renamed_repository_is_mirrored_under_its_new_name(
     rig_factory: RigFactory, one_day: Dataset, caplog: pytest.LogCaptureFixture
 ) -> None:
     """After a rename GitHub answers 301: the sync follows it, logs the move once, learns the
-    new name (one look-up) and mirrors under it; the report names it, and a later sync by the
-    old name (an alias now) sends nothing to the old name."""
+    new name (one look-up) and moves the mirror to it, cursors and all (no second backfill);
+    the report names it, and a later sync by the old name (an alias now) sends nothing to the
+    old name."""
     rig = await rig_factory(one_day, token="t")
     await rig.syncer.ensure(REPO, today(one_day))
     new_name = "vllm-project/vllm-next"
@@ -239,6 +240,8 @@ async def test_a_renamed_repository_is_mirrored_under_its_new_name(
     with caplog.at_level("WARNING", logger="digest"):
         report = await rig.syncer.ensure(REPO, window)
     assert report.repo == new_name
+    assert report.requests <= 8, report  # the mirror moved with its cursors: no new backfill
+    assert await rig.store.items_by_number(REPO, [1, 60001]) == []
     [new] = await rig.store.items_by_number(new_name, [60001])
     assert new.title == "New"
     expected = one_day.expected_counts(window.start, window.end)  # and the new issue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -95,6 +96,8 @@ class Asker:
             else:
                 synced_at = result.synced_at
                 notes.extend(note.text(question.lang) for note in result.notes)
+                if result.repo and result.repo != question.repo:  # renamed: its mirror moved
+                    question = replace(question, repo=result.repo)
         else:
             synced_at = (await self._store.get_sync_state(question.repo)).synced_at
         repo_url = f"{self._web_url}/{question.repo}"

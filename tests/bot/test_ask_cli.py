@@ -291,3 +291,30 @@ async def test_cli_failures_are_one_clear_line(
         got, out, err = await _cli(*args, env=env, db=tmp_path / "mirror.sqlite3")
     assert (got, out) == (code, "")
     assert words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+async def test_a_question_about_an_old_day_of_a_renamed_repository_by_its_old_name(
+    tmp_path: Path,
+) -> None:
+    """`vllm-report ask` naming a repository renamed since, about a day older than its mirror:
+    the answer comes from the mirror under the new name (the Search API refuses the old one),
+    cites what the same question about the repository before its rename cites, and names the
+    new name."""
+    from tests.support.synthetic import DEFAULT_NOW
+
+    data = generate(days=10, now=DEFAULT_NOW, seed=5)
+    question = ("what's new in ROCm on 2026-03-10?", "--format", "json")
+    answers = []
+    for renamed in (False, True):
+        async with FakeGitHub() as github:
+            github.add_repo(REPO, issues=data.issues, comments=data.comments)
+            if renamed:
+                github.rename(REPO, "vllm-project/vllm-next")
+            env = {"GITHUB_API_URL": github.url}
+            db = tmp_path / f"mirror-{renamed}.sqlite3"
+            code, out, err = await _cli(*question, "--repo", REPO, env=env, db=db)
+        assert code == 0, err
+        answers.append(json.loads(out))
+    before, after = answers
+    assert before["cites"] and after["cites"] == before["cites"]
+    assert (before["repo"], after["repo"]) == (REPO, "vllm-project/vllm-next")

@@ -25,7 +25,7 @@ from digest.mirror.rows import (
 from digest.mirror.store import SyncState
 from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _T = TypeVar("_T")
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS review_comments (
     PRIMARY KEY (repo, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS review_comments_created ON review_comments (repo, created_at);
+"""
+# an item's comments (removing a deleted or transferred item): no scan of a whole history
+_ITEM_COMMENT_INDEXES = """
+CREATE INDEX IF NOT EXISTS comments_item ON comments (repo, item_number);
+CREATE INDEX IF NOT EXISTS review_comments_item ON review_comments (repo, item_number);
 """
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS items (
@@ -112,6 +117,7 @@ CREATE TABLE IF NOT EXISTS sync_state (
     review_comments_checked INTEGER
 );
 {_REVIEW_SCHEMA}
+{_ITEM_COMMENT_INDEXES}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 # From each older schema version to the next.
@@ -126,6 +132,7 @@ PRAGMA user_version = 2;
 ALTER TABLE items ADD COLUMN fixes TEXT NOT NULL DEFAULT '[]';
 PRAGMA user_version = 3;
 """,
+    3: _ITEM_COMMENT_INDEXES + "PRAGMA user_version = 4;\n",
 }
 
 

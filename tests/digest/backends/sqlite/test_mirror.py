@@ -172,7 +172,7 @@ async def test_window_queries_keep_their_index_at_full_history_size(tmp_path: Pa
     """A mirror of vLLM's size (tens of thousands of items, a hundred thousand comments over
     three years, beside a small second repository), its statistics refreshed by ``analyze``:
     each window query of one day still searches its (repo, time) index, never scans or sorts,
-    and reads only that day's rows."""
+    and reads only that day's rows; removing an item's comments searches (repo, item)."""
     path = tmp_path / "m.db"
     store = SQLiteStore(str(path))
     hours = 3 * 365 * 24
@@ -190,6 +190,14 @@ async def test_window_queries_keep_their_index_at_full_history_size(tmp_path: Pa
     await store.analyze()
     day = (REPO, to_micros(at(hours // 2)), to_micros(at(hours // 2 + 24)))
     plans = {q: " | ".join(query_plan(path, sql, day)) for q, sql in WINDOW_QUERIES.items()}
+    removal = {  # removing a deleted item's comments
+        table: " | ".join(
+            query_plan(
+                path, f"DELETE FROM {table} WHERE repo = ? AND item_number IN (?)", (REPO, 1)
+            )
+        )
+        for table in ("comments", "review_comments")
+    }
     created = await store.items_created(REPO, at(hours // 2), at(hours // 2 + 24))
     await store.close()
     with closing(sqlite3.connect(path)) as conn:
@@ -198,3 +206,6 @@ async def test_window_queries_keep_their_index_at_full_history_size(tmp_path: Pa
         assert f"USING INDEX {INDEX_OF[query]}" in plan, plan
         assert "SCAN" not in plan and "TEMP B-TREE" not in plan, plan
     assert {i.number % hours for i in created} == set(range(hours // 2, hours // 2 + 24))
+    for table, plan in removal.items():
+        assert f"USING COVERING INDEX {table}_item" in plan or f"USING INDEX {table}_item" in plan
+        assert "SCAN" not in plan, plan

@@ -312,6 +312,7 @@ class ReportTools:
         cold = await self._cold(repo, window)
         work = self._sync.ensure(repo, window)
         result = await self._fetching(repo, window.label, work, progress, cold=cold)
+        repo = result.repo or repo  # a renamed repository: its mirror is under its new name
         return await load_window(
             self._store, repo, window, f"{self._web_url}/{repo}", result.synced_at
         )

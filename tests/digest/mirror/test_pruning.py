@@ -18,6 +18,7 @@ from digest.github.allow_list import AllowList
 from digest.github.client import GitHubClient
 from digest.mirror.access import RepoAccess
 from digest.mirror.pruning import Prunable, prune
+from digest.mirror.renames import Movable
 from digest.mirror.store import Store, SyncState
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
@@ -71,6 +72,23 @@ async def test_unfollowed_and_unasked_mirrors_are_dropped(mirror: Store) -> None
         for kept in (ASKED, FOLLOWED):
             assert len(await mirror.items_by_number(kept, [1, 2, 3, 4, 5])) == 5
         assert await prune(mirror, access, [FOLLOWED]) == []
+
+
+async def test_a_renamed_repository_s_mirror_is_kept_for_its_old_name(mirror: Store) -> None:
+    """A followed (or asked-for) name that GitHub renamed since: the mirror under the new name
+    and the old name's alias both stay; a renamed repository nobody wants goes, alias too."""
+    from digest.mirror.renames import RENAMED
+
+    clock = Clock(START)
+    for old, new in ((FOLLOWED, "o/followed-next"), (FORGOTTEN, "o/forgotten-next")):
+        assert isinstance(mirror, Movable) and await mirror.rename_repo(old, new)
+        await mirror.set_sync_state(old, SyncState(etags={RENAMED: new}))
+    async with FakeGitHub(clock=clock) as gh, github_access(gh, clock) as rig:
+        await rig.access.asked(ASKED)
+        dropped = await prune(mirror, rig.access, [FOLLOWED])
+    assert sorted(dropped) == sorted([FORGOTTEN, "o/forgotten-next", OLD])
+    assert await mirror.mirrored_repos() == sorted([ASKED, FOLLOWED, "o/followed-next"])
+    assert len(await mirror.items_by_number("o/followed-next", [1, 2, 3, 4, 5])) == 5
 
 
 async def test_nothing_is_pruned_on_a_guess_when_the_state_is_down(mirror: Store) -> None:

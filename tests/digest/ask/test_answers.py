@@ -254,6 +254,7 @@ class _Synced:
     def __init__(self, synced_at: datetime | None, notes: tuple[str, ...]) -> None:
         self.synced_at = synced_at
         self.notes = notes
+        self.repo: str | None = None  # not renamed
 
 
 async def test_the_mirror_is_synced_for_the_window_before_answering(

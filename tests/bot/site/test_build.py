@@ -4,6 +4,7 @@ builds, the same bytes for the same data."""
 from __future__ import annotations
 
 import filecmp
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -128,3 +129,27 @@ async def test_hostile_issue_is_escaped_on_the_page(tmp_path: Path) -> None:
     html = (tmp_path / "site" / REPO_DIR / "2026-01-31" / "en" / "index.html").read_text("utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script" not in html and "<img" not in html
+
+
+async def test_repo_index_holds_30_days_then_months(tmp_path: Path) -> None:
+    """Over 33 days (December into January) the index lists the day in progress and the last
+    30 days, then each month and year; every day, older ones included, is on its month's page."""
+    report = await build_site(tmp_path / "site", tmp_path / "m.db", days=33, search=False)
+    repo = tmp_path / "site" / REPO_DIR
+    index = (repo / "index.html").read_text("utf-8")
+    days_part, _, archive_part = index.partition('id="months"')
+    listed = re.findall(r"<h3>(\d{4}-\d\d-\d\d)</h3>", days_part)
+    assert listed[0] == "2026-02-01" and listed[1] == "2026-01-31"
+    assert len(listed) == 31 and listed[-1] == "2026-01-02"
+    assert "2025-12-30" not in days_part
+    months = re.findall(r'<a href="(\d{4}/\d\d/zh/)">', archive_part)
+    assert months == ["2026/01/zh/", "2025/12/zh/"]
+    assert re.findall(r'<a href="(\d{4}/zh/)">', archive_part) == ["2026/zh/", "2025/zh/"]
+    december = (repo / "2025" / "12" / "en" / "index.html").read_text("utf-8")
+    assert re.findall(r'href="\.\./\.\./\.\./(2025-12-\d\d)/en/"', december) == [
+        "2025-12-30",
+        "2025-12-31",
+    ]
+    assert (repo / "2025-12-30" / "en" / "index.html").is_file()
+    assert (repo / "topics" / "rocm" / "en" / "index.html").is_file()
+    assert report.pending == 1

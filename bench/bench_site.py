@@ -1,5 +1,6 @@
-"""Benchmark of the report website: a 30-day, two-language site from a warm mirror, then the
-incremental rebuild after one new day.
+"""Benchmark of the report website: an N-day (``--days``), two-language site from a warm mirror,
+an unchanged rebuild, then the incremental rebuild after one new day; the output's size per
+day and the projection to a 1,100-day history.
 
 Synthetic vLLM-sized activity (``tests/support/synthetic.py``, ~150 items and ~500 comments a
 day) is served by the fake GitHub; the real runtime (SQLite mirror, sync gate, template writer,
@@ -34,12 +35,13 @@ from bot.compose.site import site_builder
 from bot.site import SiteBuilder, SiteOptions
 from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
-from digest.models import Window
+from digest.models import Lang, Window
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
+PROJECT = 1100  # the days of a full history the figures are projected to
 
 
 def _cpu() -> float:
@@ -49,7 +51,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> None:
+def _size(root: Path) -> tuple[int, int]:
+    """Bytes of the site, and of which its Pagefind index."""
+    total = search = 0
+    for path in root.rglob("*"):
+        if path.is_file():
+            size = path.stat().st_size
+            total += size
+            if "pagefind" in path.relative_to(root).parts[:1]:
+                search += size
+    return total, search
+
+
+async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> float:
     cpu = _cpu()
     report = await builder.build(options)
     used = _cpu() - cpu
@@ -60,6 +74,7 @@ async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> No
         f"{report.search_seconds:4.2f} s search index; {report.pages} pages "
         f"({report.rendered} rendered, {report.reused} unchanged, {report.pending} pending)"
     )
+    return report.seconds
 
 
 async def run(days: int, seed: int, out: Path) -> None:
@@ -90,11 +105,21 @@ async def run(days: int, seed: int, out: Path) -> None:
                 f"(report days {dates[0]} .. {dates[-1]})"
             )
             builder = site_builder(runtime)
-            options = SiteOptions(out=out, repos=(REPO,), days=days, langs=("zh", "en"))
-            await _measure(f"full {days}-day build", builder, options)
+            options = SiteOptions(out=out, repos=(REPO,), days=days, langs=(Lang.ZH, Lang.EN))
+            full = await _measure(f"full {days}-day build", builder, options)
+            total, search = _size(out)
+            per_day = total / days
+            print(
+                f"output: {total / 1e6:.1f} MB ({per_day / 1e3:.0f} kB per day, of which "
+                f"{search / days / 1e3:.0f} kB search index)"
+            )
             await _measure("unchanged rebuild", builder, options)
             clock.advance(timedelta(days=1))
             await _measure("one new day", builder, options)
+            print(
+                f"projection to {PROJECT} days: full build ~{full / days * PROJECT / 60:.1f} min, "
+                f"~{per_day * PROJECT / 1e9:.2f} GB (linear in days)"
+            )
 
 
 def main() -> None:

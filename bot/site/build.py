@@ -369,11 +369,14 @@ class SiteBuilder:
     ) -> None:
         """Render one report page, or copy it from the previous site when nothing changed.
 
-        The hash leaves out when the digest was generated and synced: a finished day's page
+        The hash leaves out when the digest was generated and synced (and whether its language
+        came as a string or the enum): a finished day's page
         is re-rendered only when what it says (or how pages are rendered) changes.
         """
         digest = day.digests[lang]
-        stable = dataclasses.replace(digest, generated_at=_EPOCH, synced_at=None)
+        stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
+            digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
+        )
         content = "\x00".join((fingerprint(), repr(stable), repr(nav)))
         digest_hash = hashlib.sha256(content.encode("utf-8")).hexdigest()
         if output.unchanged(path, digest_hash):

@@ -153,3 +153,13 @@ async def test_repo_index_holds_30_days_then_months(tmp_path: Path) -> None:
     assert (repo / "2025-12-30" / "en" / "index.html").is_file()
     assert (repo / "topics" / "rocm" / "en" / "index.html").is_file()
     assert report.pending == 1
+
+
+async def test_rebuild_with_languages_given_as_strings_renders_nothing(tmp_path: Path) -> None:
+    """Languages given as plain strings (the first build's digests) or coming back from the
+    digest cache as the enum hash the same: an unchanged rebuild renders no page."""
+    clock = Clock(NOW)
+    site, db = tmp_path / "site", tmp_path / "m.db"
+    first = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
+    again = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
+    assert first.rendered == 2 and again.rendered == 0 and again.reused == 2

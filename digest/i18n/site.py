@@ -45,7 +45,7 @@ SITE: Mapping[str, tuple[str, str]] = {
     "site.recent_days": ("最近 {n} 天", "The last {n} days"),
     "site.months": ("按月归档", "By month"),
     "site.years": ("按年归档", "By year"),
-    "site.month": ("{year} 年 {month} 月", "{month_name} {year}"),
+    "site.month": ("{year} 年 {month_name}", "{month_name} {year}"),
     "site.year": ("{year} 年", "{year}"),
     "site.month_title": ("{name} 报告：{period}", "{name} reports: {period}"),
     "site.n_reports": ("{n} 天报告", "{n} days of reports"),
@@ -85,25 +85,31 @@ SITE: Mapping[str, tuple[str, str]] = {
 }
 
 
-MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
+MONTH_NAMES: tuple[tuple[str, str], ...] = tuple(
+    (f"{n} 月", name)
+    for n, name in enumerate(
+        (
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ),
+        start=1,
+    )
 )
 
 
 def month_label(year: int, month: int, lang: Lang) -> str:
     """A month as a heading: ``2026 年 3 月``, ``March 2026``."""
-    return site_t("site.month", lang, year=year, month=month, month_name=MONTH_NAMES[month - 1])
+    return site_t("site.month", lang, year=year, month_name=pick(MONTH_NAMES[month - 1], lang))
 
 
 def site_t(key: str, lang: Lang, /, **values: object) -> str:

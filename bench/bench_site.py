@@ -113,12 +113,14 @@ async def run(days: int, seed: int, out: Path) -> None:
                 f"output: {total / 1e6:.1f} MB ({per_day / 1e3:.0f} kB per day, of which "
                 f"{search / days / 1e3:.0f} kB search index)"
             )
-            await _measure("unchanged rebuild", builder, options)
+            unchanged = await _measure("unchanged rebuild", builder, options)
             clock.advance(timedelta(days=1))
-            await _measure("one new day", builder, options)
+            new_day = await _measure("one new day", builder, options)
+            scale = PROJECT / days
             print(
-                f"projection to {PROJECT} days: full build ~{full / days * PROJECT / 60:.1f} min, "
-                f"~{per_day * PROJECT / 1e9:.2f} GB (linear in days)"
+                f"projection to {PROJECT} days (linear in days): full build "
+                f"~{full * scale / 60:.1f} min, unchanged rebuild ~{unchanged * scale:.0f} s, "
+                f"one new day ~{new_day * scale:.0f} s, ~{per_day * PROJECT / 1e9:.2f} GB"
             )
 
 

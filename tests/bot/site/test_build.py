@@ -90,6 +90,17 @@ async def test_rebuild_reuses_unchanged_days(tmp_path: Path) -> None:
     assert (out / REPO_DIR / "2026-01-29" / "en" / "index.html").is_file()  # the archive keeps it
     assert later.rendered == 4  # the new day, and 01-31 whose "next day" link appeared
     assert later.reused == 4
+    january = (out / REPO_DIR / "2026" / "01" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-29/en/"' in january  # the kept day is in its month
+    # a one-day build keeps 01-31 from its record: its month, its topic items and feed entry stay
+    narrow = await build_site(out, db, days=1, clock=clock, search=False)
+    assert narrow.rendered == 0
+    topic = (out / REPO_DIR / "topics" / "rocm" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-31/en/#topic-rocm"' in topic and "#33492" in topic
+    feed = (out / REPO_DIR / "topics" / "rocm" / "feed.zh.xml").read_text("utf-8")
+    assert "topic:rocm:2026-01-31:zh" in feed
+    february = (out / REPO_DIR / "2026" / "02" / "zh" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-02-01/zh/"' in february
 
 
 async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:

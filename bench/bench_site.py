@@ -1,6 +1,7 @@
 """Benchmark of the report website: an N-day (``--days``), two-language site from a warm mirror,
-an unchanged rebuild, then the incremental rebuild after one new day; the output's size per
-day and the projection to a 1,100-day history.
+an unchanged rebuild, then the incremental rebuild after one new day, and the one after the next
+day over the last 30 days only (what ``serve`` rebuilds after a daily post: older days are kept
+from the archive); the output's size per day and the projection to a 1,100-day history.
 
 Synthetic vLLM-sized activity (``tests/support/synthetic.py``, ~150 items and ~500 comments a
 day) is served by the fake GitHub; the real runtime (SQLite mirror, sync gate, template writer,
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import resource
 import sys
@@ -116,6 +118,9 @@ async def run(days: int, seed: int, out: Path) -> None:
             unchanged = await _measure("unchanged rebuild", builder, options)
             clock.advance(timedelta(days=1))
             new_day = await _measure("one new day", builder, options)
+            clock.advance(timedelta(days=1))
+            daily = dataclasses.replace(options, days=30)  # what serve rebuilds after a post
+            await _measure("new day, 30-day span", builder, daily)
             scale = PROJECT / days
             print(
                 f"projection to {PROJECT} days (linear in days): full build "

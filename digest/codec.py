@@ -42,7 +42,7 @@ from digest.models import (
     Window,
 )
 
-CODEC_VERSION = 3
+CODEC_VERSION = 4
 
 
 class CodecError(ValueError):
@@ -59,6 +59,8 @@ def _span(span: Inline) -> Any:
         return [_ITEM, span.number, span.url, span.title]
     if isinstance(span, Pointer):
         raise CodecError("a digest holds no pointers")
+    if span.role or span.affiliation:
+        return [_USER, span.login, span.url, span.role, span.affiliation]
     return [_USER, span.login, span.url]
 
 
@@ -155,6 +157,8 @@ class _Reader:
         kind = data[0]
         if kind == _ITEM:
             return ItemRef(data[1], data[2], data[3])
+        if kind == _USER and len(data) > 3:
+            return UserRef(data[1], data[2], data[3], data[4])
         if kind == _USER:
             user = self._users.get(data[2])
             if user is None or user.login != data[1]:

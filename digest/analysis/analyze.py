@@ -14,7 +14,7 @@ from digest.analysis.topics import match_topics
 from digest.analysis.trends import against_history, trends
 from digest.analysis.types import Analysis, WindowData
 from digest.analysis.watch import worth_watching
-from digest.models import Item, Topic
+from digest.models import Item, Organisation, Topic
 
 
 def active_items(data: WindowData) -> tuple[Item, ...]:
@@ -32,9 +32,18 @@ def active_items(data: WindowData) -> tuple[Item, ...]:
     )
 
 
-def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
+def analyze(
+    data: WindowData,
+    topics: Sequence[Topic],
+    *,
+    organisations: Sequence[Organisation] = (),
+    glossary: Sequence[tuple[str, str]] = (),
+) -> Analysis:
     """Counts, lists, topics, hot discussions, trends, key changes, watch list, activity, and
-    the follow-ups of the previous window's items (when ``data`` carries that window)."""
+    the follow-ups of the previous window's items (when ``data`` carries that window).
+
+    ``organisations`` is the affiliation map and ``glossary`` the configuration's extra
+    glossary entries; both are handed to the writers."""
     window = data.window
     items = active_items(data)
     found = lists(items, window)
@@ -55,4 +64,6 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
         watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
         activity=activity(found, in_window),
         followups=followups(data),
+        organisations=tuple(organisations),
+        glossary=tuple(glossary),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from digest.models import Comment, Counts, Item, Topic, Window
+from digest.models import Comment, Counts, Item, Organisation, Topic, Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,3 +130,5 @@ class Analysis:
     watch: tuple[WatchItem, ...]
     activity: Activity
     followups: tuple[FollowUp, ...] = ()
+    organisations: tuple[Organisation, ...] = ()  # the affiliation map
+    glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries

@@ -138,7 +138,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段没有与 {topic}相关的 Issue 或 PR。",
         "This window has no {topic} items.",
     ),
-    "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, by {author}): {what}"),
+    "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, {author}): {what}"),
     "topic.takeaway": (
         "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
         "Takeaway: {n} {topic} items ({groups}); {status}.",
@@ -147,6 +147,22 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
         "Takeaway: 1 {topic} item ({groups}); {status}.",
     ),
+    "topic.org": (
+        "其中 {n_items}由 {org} 贡献者提交（{rule}）。",
+        "{n} of them came from {org} contributors ({rule}).",
+    ),
+    "topic.org.one": (
+        "其中 {n_items}由 {org} 贡献者提交（{rule}）。",
+        "1 of them came from an {org} contributor ({rule}).",
+    ),
+    "topic.org_none": (
+        "本时段没有识别出由 {org} 贡献者提交的条目（{rule}）。",
+        "None came from a recognised {org} contributor ({rule}).",
+    ),
+    "topic.org_rule": ("按登录名识别：{patterns}", "recognised by login: {patterns}"),
+    "topic.org_suffix": ("含 {s} 后缀", "the {s} suffix"),
+    "topic.org_prefix": ("以 {s} 开头", "the {s} prefix"),
+    "topic.org_listed": ("{n} 个列出的账号", "{n} listed accounts"),
     "topic.merged": ("{n} 个 PR 已合并", "{n} merged"),
     "topic.closed": ("{n} 条已关闭", "{n} closed"),
     "topic.open": ("{n} 条仍在进行中", "{n} still open"),
@@ -155,6 +171,16 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "最重要的落地变更是 {item}。",
         "The most significant landed change is {item}.",
     ),
+    # people: the role a person plays where the report names them, and their organisation
+    "role.maintainer": ("维护者", "maintainer"),
+    "role.reporter": ("问题报告者", "reporter"),
+    "role.author": ("PR 作者", "PR author"),
+    "role.reviewer": ("评审者", "reviewer"),
+    "role.community": ("社区成员", "community member"),
+    "people.tag": ("{role}，{org}", "{role}, {org}"),
+    "people.after": ("{user}（{tag}）", "{user} ({tag})"),
+    "people.before": ("{role} {user}", "{role} {user}"),
+    "people.before_org": ("{role} {user}，{org}", "{role} {user}, {org}"),
     # hot discussions
     "hot.title": ("{rank} {item}", "{rank} {item}"),
     "hot.meta": (
@@ -162,16 +188,12 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "{state}; {n_comments} in the window from {n_people}",
     ),
     "hot.core": ("核心问题：{what}", "Core issue: {what}"),
-    "hot.view": ("{user}（{n_comments}）：{quote}", "{user} ({n_comments}): {quote}"),
-    "hot.view_author": (
-        "{user}（作者，{n_comments}）：{quote}",
-        "{user} (author, {n_comments}): {quote}",
-    ),
+    "hot.view": ("{user}（{tag}，{n_comments}）：{quote}", "{user} ({tag}, {n_comments}): {quote}"),
     "hot.contention": (
-        "争议焦点：{user} 提出不同意见——{quote}",
+        "争议焦点：{user}提出不同意见——{quote}",
         "Point of contention: {user} pushes back: {quote}",
     ),
-    "hot.question": ("待解决的问题：{user} 提问——{quote}", "Open question from {user}: {quote}"),
+    "hot.question": ("待解决的问题：{user}提问——{quote}", "Open question from {user}: {quote}"),
     "hot.agreement": (
         "争议焦点：暂无明显分歧，讨论以补充信息和同步进展为主。",
         "Point of contention: no clear disagreement; the thread mostly adds information.",
@@ -238,8 +260,8 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段共合并 {n_prs}，以下是最重要的技术变更：",
         "{n_prs} merged in this window; the most important technical changes:",
     ),
-    "changes.entry": ("{item}（{author}）：{what}", "{item} by {author}: {what}"),
-    "changes.entry_bare": ("{item}（{author}）", "{item} by {author}"),
+    "changes.entry": ("{item}（{author}）：{what}", "{item} ({author}): {what}"),
+    "changes.entry_bare": ("{item}（{author}）", "{item} ({author})"),
     "changes.impact": ("影响：{impact}。", "Impact: {impact}."),
     "changes.touches": ("，涉及 {terms}", "; touches {terms}"),
     "changes.empty_none": ("本时段没有合并任何 PR。", "No pull request was merged in this window."),
@@ -306,7 +328,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     # worth watching
     "watch.entry": (
         "{item}（{state}，{author}）：{reason}。",
-        "{item} ({state}, by {author}): {reason}.",
+        "{item} ({state}, {author}): {reason}.",
     ),
     "watch.empty": (
         "本时段没有需要特别关注的未解决问题。",

@@ -73,7 +73,9 @@ async def env(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
                 )
                 await until_gone(box.client, f"{box.prefix}probe")
 
-            yield Env(RedisState(box.client, prefix=box.prefix, timeout=15.0), store, Clock(START), wait)
+            yield Env(
+                RedisState(box.client, prefix=box.prefix, timeout=15.0), store, Clock(START), wait
+            )
     else:
         clock = Clock(START)
         state = SQLiteState(str(tmp_path / "state.db"), clock=clock)

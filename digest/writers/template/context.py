@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from digest.analysis.followups import fixers
+from digest.analysis.people import Role, affiliation_of, is_maintainer, role_of
 from digest.analysis.text import (
     clean_excerpt,
     prose_sentences,
@@ -17,7 +18,7 @@ from digest.analysis.text import (
     word_count,
 )
 from digest.analysis.types import Analysis
-from digest.i18n import count_of
+from digest.i18n import count_of, fill, phrase
 from digest.models import Comment, Item, ItemRef, ItemState, Lang, UserRef
 from digest.spans import Spans, item_ref, join, say, user_ref
 
@@ -39,6 +40,7 @@ class Context:
     logins: frozenset[str]
     known: Mapping[int, Item]  # the window's items by number
     fixed_by: Mapping[int, list[Item]]  # issue number -> the window's PRs that fix it
+    threads: Mapping[int, tuple[Comment, ...]]  # item number -> its comments of the window
 
     @property
     def repo_url(self) -> str:
@@ -46,6 +48,38 @@ class Context:
 
     def user(self, login: str) -> UserRef:
         return user_ref(self.repo_url, login)
+
+    def role(self, login: str, item: Item) -> Role:
+        """The role ``login`` plays on ``item`` (an author who is a maintainer is one)."""
+        if login == item.author and is_maintainer(item.author_association):
+            return Role.MAINTAINER
+        return role_of(login, item, self.threads.get(item.number, ()))
+
+    def person(self, login: str, item: Item) -> UserRef:
+        """A link to ``login`` carrying their role on ``item`` and their organisation."""
+        ref = self.user(login)
+        org = affiliation_of(login, self.analysis.organisations)
+        return UserRef(ref.login, ref.url, self.role(login, item).value, org)
+
+    def tag(self, ref: UserRef) -> str:
+        """``维护者，AMD`` / ``maintainer, AMD``: what the report says of a person."""
+        role = phrase(f"role.{ref.role or Role.COMMUNITY.value}", self.lang)
+        if not ref.affiliation:
+            return role
+        return fill(phrase("people.tag", self.lang), {"role": role, "org": ref.affiliation})
+
+    def named(self, login: str, item: Item) -> Spans:
+        """``@login（维护者，AMD）`` / ``@login (maintainer, AMD)``."""
+        ref = self.person(login, item)
+        return say("people.after", self.lang, user=ref, tag=self.tag(ref))
+
+    def author(self, item: Item) -> Spans:
+        """``问题报告者 @login，AMD`` / ``reporter @login, AMD``: an item's author, in a list."""
+        ref = self.person(item.author, item)
+        role = phrase(f"role.{ref.role}", self.lang)
+        if ref.affiliation:
+            return say("people.before_org", self.lang, role=role, user=ref, org=ref.affiliation)
+        return say("people.before", self.lang, role=role, user=ref)
 
     def item(self, item: Item, limit: int = 0) -> ItemRef:
         return item_ref(item, limit=limit)
@@ -110,7 +144,11 @@ def context(analysis: Analysis, lang: Lang) -> Context:
     items = analysis.items
     window = analysis.data.window
     logins = {item.author for item in items}
-    logins.update(c.author for c in analysis.data.comments if window.contains(c.created_at))
+    said = [c for c in analysis.data.comments if window.contains(c.created_at)]
+    logins.update(c.author for c in said)
+    threads: dict[int, list[Comment]] = {}
+    for comment in said:
+        threads.setdefault(comment.item_number, []).append(comment)
     return Context(
         analysis=analysis,
         lang=lang,
@@ -118,4 +156,5 @@ def context(analysis: Analysis, lang: Lang) -> Context:
         logins=frozenset(logins),
         known={item.number: item for item in items},
         fixed_by=fixers(items),
+        threads={number: tuple(thread) for number, thread in threads.items()},
     )

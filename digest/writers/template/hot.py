@@ -52,12 +52,13 @@ def _views(ctx: Context, hot: HotDiscussion, skip: frozenset[str]) -> list[Spans
         quote = next((q for c in own if (q := ctx.quote(c, skip=skip))), "")
         if not quote:
             continue
-        key = "hot.view_author" if login == hot.item.author else "hot.view"
+        ref = ctx.person(login, hot.item)
         lines.append(
             say(
-                key,
+                "hot.view",
                 lang,
-                user=ctx.user(login),
+                user=ref,
+                tag=ctx.tag(ref),
                 n_comments=ctx.count(tally[login], "comment"),
                 quote=quoted(quote, lang),
             )
@@ -89,9 +90,9 @@ def discussion(ctx: Context, rank: int, hot: HotDiscussion) -> tuple[Block, ...]
     else:
         comment, sentence = focus
         quote = quoted(shorten(sentence, QUOTE_LIMIT), lang)
-        points.append(say(key, lang, user=ctx.user(comment.author), quote=quote))
+        points.append(say(key, lang, user=ctx.named(comment.author, item), quote=quote))
     last = hot.comments[-1].author
-    status = say("hot.status", lang, state=state_of(item, lang), user=ctx.user(last))
+    status = say("hot.status", lang, state=state_of(item, lang), user=ctx.named(last, item))
     points.append((*status, *ctx.fix_note(item)))
     return (Paragraph(head), BulletList(tuple(points)))
 

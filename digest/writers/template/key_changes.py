@@ -84,7 +84,7 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
     entries: list[Spans] = []
     for item in changes:
         what = ctx.what(item)
-        parts: dict[str, Part] = {"item": ctx.item(item), "author": ctx.user(item.author)}
+        parts: dict[str, Part] = {"item": ctx.item(item), "author": ctx.author(item)}
         line: list[Inline] = list(
             say("changes.entry", lang, what=what, **parts)
             if what

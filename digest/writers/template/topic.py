@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
-from digest.i18n import cased, group_title, latin_gap, spaced, state_of, topic_noun
+from digest.i18n import (
+    cased,
+    fill,
+    group_title,
+    join_words,
+    latin_gap,
+    phrase,
+    spaced,
+    state_of,
+    topic_noun,
+)
 from digest.models import (
     Block,
     BulletList,
@@ -37,7 +47,7 @@ def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
     parts: dict[str, Part] = {
         "item": ctx.item(item),
         "state": state_of(item, ctx.lang),
-        "author": ctx.user(item.author),
+        "author": ctx.author(item),
     }
     entry = say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
     return (*entry, *ctx.fix_note(item))
@@ -59,6 +69,25 @@ def _follow(match: TopicMatch) -> TopicItem | None:
             if hit.group == group and hit.item.state is ItemState.OPEN:
                 return hit
     return None
+
+
+def organisation_share(ctx: Context, match: TopicMatch) -> Spans:
+    """How many of the topic's items came from its own organisation, and how they are told."""
+    lang = ctx.lang
+    org = next((o for o in ctx.analysis.organisations if o.name == match.topic.organisation), None)
+    if org is None:
+        return ()
+    patterns = [
+        *(fill(phrase("topic.org_suffix", lang), {"s": s}) for s in org.suffixes),
+        *(fill(phrase("topic.org_prefix", lang), {"s": s}) for s in org.prefixes),
+    ]
+    if org.logins:
+        patterns.append(fill(phrase("topic.org_listed", lang), {"n": len(org.logins)}))
+    rule = fill(phrase("topic.org_rule", lang), {"patterns": join_words(patterns, lang)})
+    n = sum(1 for hit in match.items if org.has(hit.item.author))
+    if not n:
+        return say("topic.org_none", lang, org=org.name, rule=rule)
+    return say("topic.org", lang, n, n=n, n_items=ctx.count(n, "item"), org=org.name, rule=rule)
 
 
 def takeaway(ctx: Context, match: TopicMatch) -> Spans:
@@ -100,9 +129,11 @@ def takeaway(ctx: Context, match: TopicMatch) -> Spans:
     elif landed:
         best = max(landed, key=lambda hit: hit.score)
         closing = say("topic.landed", lang, item=ctx.item(best.item))
-    if closing and spaced(lang):
-        out.append(Text(" "))
-    return tidy([*out, *closing])
+    for extra in (organisation_share(ctx, match), closing):
+        if extra and spaced(lang):
+            out.append(Text(" "))
+        out.extend(extra)
+    return tidy(out)
 
 
 def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:

@@ -31,7 +31,7 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
             lang,
             item=ctx.item(item),
             state=state_of(item, lang),
-            author=ctx.user(item.author),
+            author=ctx.author(item),
             reason=reason,
         )
         entries.append((*entry, *ctx.fix_note(item)))

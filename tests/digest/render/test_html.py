@@ -239,3 +239,10 @@ def test_no_page_links_outside_github(digest_en: Digest) -> None:
     for address in TEXT_ADDRESSES:
         assert f"<code>{address}</code>" in html
     assert "<code>torch.compile</code>" not in html
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "（维护者"), ("en", " (maintainer")])
+def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
+    """The page says the role of the people a hot discussion names."""
+    html = render_report(build_digest(sample_analysis(), lang), NAV)
+    assert f">@mgoin</a>{said}" in html

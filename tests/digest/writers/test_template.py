@@ -256,11 +256,11 @@ def test_explanation_does_not_repeat_the_title() -> None:
     analysis = analyze(window_data((item,)), (rocm(),))
     (entry,) = _entries(template_section("topic:rocm", analysis, "en"))
     assert entry == (
-        "#1 [ROCm] Enable fused MoE (open, by @alice): Faster or leaner serving; "
+        "#1 [ROCm] Enable fused MoE (open, PR author @alice): Faster or leaner serving; "
         "touches MoE and ROCm."
     )
     (entry,) = _entries(template_section("topic:rocm", analysis, "zh"))
-    assert entry.endswith("（待合并，@alice）：性能优化，涉及 MoE、ROCm")
+    assert entry.endswith("（待合并，PR 作者 @alice）：性能优化，涉及 MoE、ROCm")
 
 
 def test_explanations_are_not_repeated() -> None:
@@ -285,8 +285,8 @@ def test_key_change_explains_past_a_sentence_that_repeats_the_title() -> None:
     analysis = analyze(window_data((merged,)), (rocm(),))
     (entry,) = _entries(template_section("key_changes", analysis, "en"))
     assert entry == (
-        "#1 [Kernel] Enable fused MoE by @alice: The old path copied the expert weights twice. "
-        "Impact: faster or leaner serving; touches MoE."
+        "#1 [Kernel] Enable fused MoE (PR author @alice): The old path copied the expert weights "
+        "twice. Impact: faster or leaner serving; touches MoE."
     )
 
 
@@ -341,8 +341,8 @@ def test_chinese_descriptions_and_comments_are_quoted() -> None:
     analysis = analyze(window_data((item,), comments), (rocm(),))
     text = _text(template_section("hot", analysis, "zh"))
     assert "核心问题：在 MI300X 上运行 Qwen3.5 时，服务在几百个请求后崩溃。" in text
-    assert "@li（1 条评论）：“我在 MI325X 上也能复现这个问题" in text
-    assert "争议焦点：@wang 提出不同意见——“我不同意默认关闭 AITER" in text
+    assert "@li（社区成员，1 条评论）：“我在 MI325X 上也能复现这个问题" in text
+    assert "争议焦点：@wang（社区成员）提出不同意见——“我不同意默认关闭 AITER" in text
 
 
 def test_takeaway_of_closed_items_ends_with_its_sentence() -> None:
@@ -400,3 +400,72 @@ def test_linked_fixes_are_shown_where_items_appear(lang: str, fixed: str, fixes:
     assert 3 in hot.cites and fixed in hot_text
     change_text = "".join(s.text if isinstance(s, Text) else "" for s in iter_spans(changes.blocks))
     assert fixes in change_text and 1 in changes.cites
+
+
+def _people_day() -> Analysis:
+    """A debated ROCm issue: a maintainer, an AMD community member and the reporter."""
+    from dataclasses import replace
+
+    from digest.models import Organisation
+
+    issue = make_item(9, "[Bug][ROCm]: MI300X hangs on startup", labels=("bug", "rocm"))
+    said = (
+        replace(
+            make_comment(1, 9, "mgoin", "Can you share the full log of the hang, please?"),
+            author_association="MEMBER",
+        ),
+        make_comment(
+            2, 9, "hongxia-amd", "I reproduced it on MI300X with ROCm 6.4 and the 0.15 image."
+        ),
+        make_comment(3, 9, "alice", "Here is the full log; it hangs in the RCCL init step."),
+    )
+    data = window_data((issue,), said)
+    amd = Organisation("AMD", suffixes=("-amd",))
+    return analyze(data, (replace(rocm(), organisation="AMD"),), organisations=(amd,))
+
+
+@pytest.mark.parametrize(
+    ("lang", "maintainer", "member", "reporter"),
+    [
+        ("zh", "@mgoin（维护者", "@hongxia-amd（社区成员，AMD", "@alice（问题报告者"),
+        ("en", "@mgoin (maintainer", "@hongxia-amd (community member, AMD", "@alice (reporter"),
+    ],
+)
+def test_hot_discussion_names_roles_and_affiliations(
+    lang: str, maintainer: str, member: str, reporter: str
+) -> None:
+    """Each participant of a hot discussion carries a role, and an organisation when known."""
+    section = template_section("hot", _people_day(), lang)
+    text = _text(section)
+    assert maintainer in text and member in text and reporter in text
+    roles = {
+        s.login: (s.role, s.affiliation)
+        for s in iter_spans(section.blocks)
+        if isinstance(s, UserRef)
+    }
+    assert roles["mgoin"] == ("maintainer", "")
+    assert roles["hongxia-amd"] == ("community", "AMD")
+    assert roles["alice"] == ("reporter", "")
+
+
+@pytest.mark.parametrize(
+    ("lang", "author", "share"),
+    [
+        (
+            "zh",
+            "问题报告者 @alice",
+            "本时段没有识别出由 AMD 贡献者提交的条目（按登录名识别：含 -amd 后缀）",
+        ),
+        (
+            "en",
+            "reporter @alice",
+            "None came from a recognised AMD contributor (recognised by login: the -amd suffix)",
+        ),
+    ],
+)
+def test_topic_names_authors_and_its_organisations_share(
+    lang: str, author: str, share: str
+) -> None:
+    """The focus topic names each author's role and says how much came from its organisation."""
+    text = _text(template_section("topic:rocm", _people_day(), lang))
+    assert author in text and share in text

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from digest.analysis.hot import human_comments
 from digest.analysis.text import PER_TEXT
+from digest.analysis.threads import is_boilerplate
 from digest.models import Comment, Item, Window
 
 # A line found in this many bodies of the window is the repository's template.
@@ -52,10 +53,13 @@ class Discussion:
 
 
 def discussion(comments: Iterable[Comment], window: Window) -> Discussion:
-    """The human discussion of ``window`` per item (conversation and review comments)."""
+    """The human discussion of ``window`` per item (conversation and review comments),
+    boilerplate ("LGTM", "rebased", "+1") left out."""
     talk: Counter[int] = Counter()
     people: defaultdict[int, set[str]] = defaultdict(set)
     for comment in human_comments(comments, window):
+        if is_boilerplate(comment):
+            continue
         talk[comment.item_number] += 1
         people[comment.item_number].add(comment.author)
     return Discussion(dict(talk), {n: len(who) for n, who in people.items()})

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from digest.analysis.threads import ThreadState
 from digest.models import Comment, Counts, Item, Organisation, Topic, Window
 
 
@@ -66,8 +67,10 @@ class TopicMatch:
 @dataclass(frozen=True, slots=True)
 class HotDiscussion:
     item: Item
-    comments: tuple[Comment, ...]  # human comments in the window, oldest first
-    participants: tuple[str, ...]  # distinct human logins, most active first
+    comments: tuple[Comment, ...]  # substantive human comments in the window, oldest first
+    participants: tuple[str, ...]  # distinct human logins of those, most active first
+    boilerplate: int = 0  # human comments of the window set aside as boilerplate
+    state: ThreadState = field(default_factory=lambda: ThreadState("discussing"))
 
     @property
     def heat(self) -> int:

@@ -188,23 +188,58 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "{state}; {n_comments} in the window from {n_people}",
     ),
     "hot.core": ("核心问题：{what}", "Core issue: {what}"),
-    "hot.view": ("{user}（{tag}，{n_comments}）：{quote}", "{user} ({tag}, {n_comments}): {quote}"),
+    "hot.view": (
+        "{user}（{tag}，{n_comments}）：{act}{about}{quote}",
+        "{user} ({tag}, {n_comments}) {act}: {quote}",
+    ),
+    "hot.view_bare": (
+        "{user}（{tag}，{n_comments}）：{act}{about}",
+        "{user} ({tag}, {n_comments}) {act}.",
+    ),
+    "hot.quote_zh": ("——{quote}", "{quote}"),
+    "hot.about": ("，涉及{terms}", "{terms}"),
     "hot.contention": (
-        "争议焦点：{user}提出不同意见——{quote}",
+        "争议焦点：{user}提出不同意见{about}{quote}。",
         "Point of contention: {user} pushes back: {quote}",
     ),
-    "hot.question": ("待解决的问题：{user}提问——{quote}", "Open question from {user}: {quote}"),
+    "hot.question": (
+        "待解决的问题：{user}的{act}尚无他人回复{about}{quote}。",
+        "Open question from {user}, not answered yet: {quote}",
+    ),
     "hot.agreement": (
         "争议焦点：暂无明显分歧，讨论以补充信息和同步进展为主。",
         "Point of contention: no clear disagreement; the thread mostly adds information.",
     ),
-    "hot.status": (
-        "当前状态：{state}；最近发言：{user}。",
-        "Status: {state}; last word from {user}.",
+    "hot.status": ("当前状态：{state}；{status}。", "Status: {state}; {status}."),
+    "status.fixed": ("问题已修复", "fixed"),
+    "status.fixed_by": ("{user}表示已修复", "{user} reports it fixed"),
+    "status.workaround": ("{user}给出了规避方案", "{user} found a workaround"),
+    "status.cause": ("{user}已缩小问题原因", "{user} narrowed down the cause"),
+    "status.waiting_reporter": (
+        "等待问题报告者回复{user}的提问",
+        "waiting for the reporter to answer {user}",
     ),
+    "status.stuck": ("目前只有作者本人发言，尚无他人回应", "only the author has spoken so far"),
+    "status.discussing": (
+        "讨论仍在进行，最近的实质发言来自{user}",
+        "still under discussion; last substantive word from {user}",
+    ),
+    "hot.boilerplate": (
+        "（另有 {n} 条例行评论未计入，如 LGTM、rebase、CI 无关失败）",
+        " ({n} routine comments such as LGTM, rebase or unrelated CI failure not counted)",
+    ),
+    # what a comment does in its thread
+    "act.reproduce": ("复现确认", "confirms the reproduction"),
+    "act.root_cause": ("根因分析", "analyses the cause"),
+    "act.info": ("提供信息", "adds information"),
+    "act.ask_info": ("请求信息", "asks for information"),
+    "act.verify": ("验证结果", "reports a verification"),
+    "act.solution": ("给出方案", "proposes a way forward"),
+    "act.approve": ("认可", "approves"),
+    "act.duplicate": ("指出重复", "points out a duplicate"),
     "hot.empty": (
-        "本时段没有出现多人参与的热烈讨论（窗口内至少 2 条人工评论）。",
-        "No discussion drew two or more human comments in this window.",
+        "本时段没有出现多人参与的热烈讨论（窗口内至少 2 条实质性的人工评论）。",
+        "No discussion drew two or more substantive human comments in this window.",
     ),
     # trends
     "trends.intro": (

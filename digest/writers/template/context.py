@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from digest.analysis.facts import identifiers, measured
 from digest.analysis.followups import fixers
 from digest.analysis.people import Role, affiliation_of, is_maintainer, role_of
 from digest.analysis.text import (
@@ -19,7 +20,8 @@ from digest.analysis.text import (
 )
 from digest.analysis.types import Analysis
 from digest.i18n import count_of, fill, phrase
-from digest.models import Comment, Item, ItemRef, ItemState, Lang, UserRef
+from digest.i18n.glossary import Entry, entries, found
+from digest.models import Comment, Inline, Item, ItemRef, ItemState, Lang, Text, UserRef
 from digest.spans import Spans, item_ref, join, say, user_ref
 
 _COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
@@ -41,6 +43,24 @@ class Context:
     known: Mapping[int, Item]  # the window's items by number
     fixed_by: Mapping[int, list[Item]]  # issue number -> the window's PRs that fix it
     threads: Mapping[int, tuple[Comment, ...]]  # item number -> its comments of the window
+    glossary: tuple[Entry, ...] = ()
+
+    def areas(self, text: str, limit: int = 3) -> list[str]:
+        """The glossary terms ``text`` names, in the report's language (推测解码 / speculative
+        decoding), at most ``limit``."""
+        kept: list[Entry] = []
+        for hit in found(text, self.glossary):
+            if not any(hit.zh in k.zh or k.zh in hit.zh for k in kept):
+                kept.append(hit)
+        return [hit.zh if self.lang == Lang.ZH else hit.en for hit in kept[:limit]]
+
+    def facts(self, text: str) -> list[Inline]:
+        """What ``text`` names and measures, as spans: glossary areas (plain), identifiers
+        (code) and numbers (plain), joined like words; empty when it names nothing."""
+        groups: list[tuple[Inline, ...]] = [(Text(area),) for area in self.areas(text)]
+        groups += [(Text(name, "code"),) for name in identifiers(text, 2)]
+        groups += [(Text(number),) for number in measured(text, 2)]
+        return list(join(groups, self.lang)) if groups else []
 
     @property
     def repo_url(self) -> str:
@@ -157,4 +177,5 @@ def context(analysis: Analysis, lang: Lang) -> Context:
         known={item.number: item for item in items},
         fixed_by=fixers(items),
         threads={number: tuple(thread) for number, thread in threads.items()},
+        glossary=entries(analysis.glossary),
     )

@@ -9,9 +9,9 @@ from digest.analysis.counts import count_lists, lists
 from digest.analysis.followups import followups
 from digest.analysis.hot import hot_discussions
 from digest.analysis.key_changes import key_changes
-from digest.analysis.substance import discussion, template_lines
+from digest.analysis.substance import discussion, substance, template_lines
 from digest.analysis.topics import match_topics
-from digest.analysis.trends import against_history, trends
+from digest.analysis.trends import against_history, trends, with_topics
 from digest.analysis.types import Analysis, WindowData
 from digest.analysis.watch import worth_watching
 from digest.models import Item, Organisation, Topic
@@ -52,14 +52,20 @@ def analyze(
     talk = discussion(in_window, window)
     template = template_lines(items)
     hot = hot_discussions(by_number, in_window, window)
+    matches = match_topics(items, topics)
+
+    def weigh(item: Item) -> float:
+        return substance(item, talk, template)
+
+    found_trends = with_topics(trends(items, weigh=weigh), matches)
     return Analysis(
         data=data,
         items=items,
         counts=count_lists(found),
         lists=found,
-        topics=match_topics(items, topics),
+        topics=matches,
         hot=hot,
-        trends=against_history(trends(items), data.history),
+        trends=against_history(found_trends, data.history),
         key_changes=key_changes(found.merged_prs, talk, template=template),
         watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
         activity=activity(found, in_window),

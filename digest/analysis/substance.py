@@ -106,6 +106,21 @@ def _description_words(body: str, template: frozenset[str]) -> int:
     return total
 
 
+def words_beyond_title(item: Item, template: frozenset[str] = frozenset()) -> int:
+    """Words of the filled-in description that its title does not already say (a code block
+    counts as ``CODE_WORDS``): how much the description adds."""
+    title = {w.lower() for w in _WORD.findall(item.title)}
+    total = 0
+    for line in item.body_excerpt.splitlines():
+        if not line.strip() or _boilerplate(line, template):
+            continue
+        total += line.count("[code]") * CODE_WORDS
+        prose = _CJK.sub(" ", line.replace("[code]", " "))
+        total += sum(1 for w in _WORD.findall(prose) if w.lower() not in title)
+        total += len(_CJK.findall(line)) // 2
+    return total
+
+
 def is_dependency_bump(item: Item) -> bool:
     """A bot's or person's ``Bump x from 1 to 2``, or a PR labelled ``dependencies``."""
     labels = {label.lower() for label in item.labels}

@@ -6,12 +6,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from digest.analysis.excerpts import excerpt_sentences, whole
 from digest.analysis.facts import identifiers, measured
 from digest.analysis.followups import fixers
 from digest.analysis.people import Role, affiliation_of, is_maintainer, role_of
 from digest.analysis.text import (
     clean_excerpt,
-    prose_sentences,
     sentences,
     shorten,
     strip_tags,
@@ -108,12 +108,11 @@ class Context:
         return count_of(n, noun, self.lang)
 
     def what(self, item: Item, limit: int = 180) -> str:
-        """The first prose sentence of the description that does not repeat the title; ""."""
+        """Whole sentences of the description's purpose or change part that do not repeat
+        the title, within ``limit`` characters; ""."""
         title = _plain(strip_tags(item.title))
-        for sentence in prose_sentences(item.body_excerpt, self.numbers, self.logins):
-            if _plain(sentence) not in title:
-                return shorten(sentence, limit)
-        return ""
+        found = excerpt_sentences(item.body_excerpt, item.is_pr, self.numbers, self.logins)
+        return whole([s for s in found if _plain(s) not in title], limit)
 
     def fix_note(self, item: Item) -> Spans:
         """`` (fixed by #M, merged)`` / `` (fix proposed in #M, open)`` for an issue, `` (fixes

@@ -320,7 +320,11 @@ def test_takeaway_names_only_the_states_that_occur(lang: str, takeaway: str) -> 
 def test_one_item_sentences_read_in_the_singular() -> None:
     """One merged PR: a spaced 其中 Bug 修复 takeaway, and no "every one of the 1 PR"."""
     merged = make_item(
-        5, "[ROCm] Fix MI300X hang", pr=True, merged=WINDOW.start + timedelta(hours=3)
+        5,
+        "[ROCm] Fix MI300X hang",
+        pr=True,
+        merged=WINDOW.start + timedelta(hours=3),
+        body="The RCCL init waited on a barrier that the second rank never reached.",
     )
     analysis = analyze(window_data((merged,)), (rocm(),))
     zh = _text(template_section("topic:rocm", analysis, "zh"))

@@ -39,6 +39,14 @@ def _cells(line: str) -> list[str] | None:
     return [cell.strip() for cell in match[1].split("|")] if match else None
 
 
+_LONG = re.compile(r"(?<![\w.])\d+\.\d{3,}")
+
+
+def _rounded(text: str) -> str:
+    """Numbers with more than two decimals rounded to two (0.69781 → 0.70)."""
+    return _LONG.sub(lambda m: f"{float(m[0]):.2f}", text)
+
+
 def table_changes(text: str) -> list[str]:
     """``hellaswag 0.60496 → 0.26359`` from a Markdown table with before and after columns."""
     out: list[str] = []
@@ -59,7 +67,7 @@ def table_changes(text: str) -> list[str]:
             continue
         old, new = cells[before], cells[after or 0]
         if _NUMBER_CELL.match(old) and _NUMBER_CELL.match(new):
-            out.append(f"{cells[0]} {old} → {new}".strip())
+            out.append(_rounded(f"{cells[0]} {old} → {new}".strip()))
     return out
 
 
@@ -69,7 +77,7 @@ def measured(text: str, limit: int = FACTS_LIMIT) -> tuple[str, ...]:
     found: list[str] = list(table_changes(text))
     for match in _CHANGE.finditer(text):
         old, new = (match[1], match[2]) if match[1] else (match[3], match[4])
-        found.append(f"{old.strip()} → {new.strip()}")
+        found.append(_rounded(f"{old.strip()} → {new.strip()}"))
     for match in _METRIC.finditer(text):
         found.append(f"{match[1]} {match[2].strip()}")
     for match in _AMOUNT.finditer(text):

@@ -54,9 +54,16 @@ def _pattern(spellings: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def found(text: str, glossary: Iterable[Entry]) -> tuple[Entry, ...]:
-    """The entries ``text`` names, in glossary order, each once (one per Chinese name)."""
+    """The entries ``text`` names, in glossary order, each once (one per Chinese name); an
+    entry whose only mentions overlap an earlier entry's is left out ("fused MoE" is MoE's)."""
     out: dict[str, Entry] = {}
+    taken: list[tuple[int, int]] = []
     for entry in glossary:
-        if entry.zh not in out and _pattern(entry.spellings).search(text):
+        if entry.zh in out:
+            continue
+        spans = [m.span() for m in _pattern(entry.spellings).finditer(text)]
+        free = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in taken)]
+        if free:
             out[entry.zh] = entry
+        taken.extend(spans)
     return tuple(out.values())

@@ -96,7 +96,15 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段（{span}）没有任何 Issue 或 PR 活动。",
         "There was no issue or pull request activity in this window ({span}).",
     ),
-    "summary.focus": ("讨论主要集中在 {terms}。", "Activity centred on {terms}."),
+    "summary.focus": ("讨论主要集中在{terms}。", "Activity centred on {terms}."),
+    "summary.theme": (
+        "本时段的主线是{areas}：{items}都与之相关。",
+        "The story of this window is {areas}: {items} all bear on it.",
+    ),
+    "summary.theme.one": (
+        "本时段的主线是{areas}，集中体现在 {items}。",
+        "The story of this window is {areas}, centred on {items}.",
+    ),
     "summary.topic": (
         "{topic}相关动态 {n_items}（{groups}）。",
         "There were {n} {topic} items ({groups}).",
@@ -171,6 +179,35 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "最重要的落地变更是 {item}。",
         "The most significant landed change is {item}.",
     ),
+    # the kind of an item (digest.analysis.kinds)
+    "kind.revert": ("回退此前的改动", "reverts an earlier change"),
+    "kind.docs": ("文档更新", "a documentation change"),
+    "kind.ci": ("CI 与构建调整", "a CI and build change"),
+    "kind.deps": ("依赖版本调整", "a dependency update"),
+    "kind.perf": ("性能优化", "a performance improvement"),
+    "kind.refactor": ("代码重构", "a refactoring"),
+    "kind.fix": ("缺陷修复", "a bug fix"),
+    "kind.feature": ("新增功能", "a new feature"),
+    "kind.rfc": ("设计提案", "a design proposal (RFC)"),
+    "kind.bug": ("缺陷报告", "a bug report"),
+    "kind.perf_report": ("性能问题报告", "a performance report"),
+    "kind.feature_request": ("功能需求", "a feature request"),
+    "kind.question": ("使用问题", "a usage question"),
+    # an item described from its facts: kind, areas, names, numbers
+    "describe.areas": ("，涉及{areas}", ", in {areas}"),
+    "describe.names": ("（{names}）", " ({names})"),
+    "describe.numbers": ("；描述给出的数据：{numbers}", "; reported figures: {numbers}"),
+    "describe.end": ("。", "."),
+    # the impact of a change, by its kind
+    "effect.revert": ("撤回有问题的改动，恢复此前的行为", "undoes a problematic change"),
+    "effect.docs": ("让文档与当前行为保持一致", "keeps the documentation in line"),
+    "effect.ci": ("提升 CI 与构建的稳定性", "keeps CI and builds reliable"),
+    "effect.deps": ("保持依赖版本一致、减少兼容性问题", "keeps dependencies consistent"),
+    "effect.perf": ("直接提升{areas}的性能", "makes {areas} faster"),
+    "effect.refactor": ("为{areas}的后续改动理清结构", "prepares {areas} for later work"),
+    "effect.fix": ("消除{areas}上的已知问题，提升稳定性", "removes a known problem in {areas}"),
+    "effect.feature": ("为{areas}带来新的能力或支持", "brings new capability to {areas}"),
+    "effect.nowhere": ("相关代码路径", "the code it touches"),
     # people: the role a person plays where the report names them, and their organisation
     "role.maintainer": ("维护者", "maintainer"),
     "role.reporter": ("问题报告者", "reporter"),
@@ -189,11 +226,11 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     ),
     "hot.core": ("核心问题：{what}", "Core issue: {what}"),
     "hot.view": (
-        "{user}（{tag}，{n_comments}）：{act}{about}{quote}",
+        "{user}（{tag}，{n_comments}）：{act}{about}{quote}。",
         "{user} ({tag}, {n_comments}) {act}: {quote}",
     ),
     "hot.view_bare": (
-        "{user}（{tag}，{n_comments}）：{act}{about}",
+        "{user}（{tag}，{n_comments}）：{act}{about}。",
         "{user} ({tag}, {n_comments}) {act}.",
     ),
     "hot.quote_zh": ("——{quote}", "{quote}"),
@@ -243,13 +280,18 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     ),
     # trends
     "trends.intro": (
-        "以下主题在本时段的多个条目中反复出现：",
-        "These names recur across several items in this window:",
+        "以下主题在本时段的多个条目中反复出现，每个主题按条目分量排序：",
+        "These themes recur across several items in this window, each with its weightiest "
+        "items first:",
     ),
     "trends.entry": (
-        "{term}（{kind}）：{mix}，包括 {items}",
-        "{term} ({kind}): {mix}, including {items}",
+        "{term}（{kind}）：{mix}，{reading}；分量最重的是 {items}",
+        "{term} ({kind}): {mix}; {reading}; weightiest first: {items}",
     ),
+    "trends.read.landing": ("相关改动已陆续合并落地", "changes are landing"),
+    "trends.read.reports": ("以尚未解决的问题报告为主", "mostly open reports"),
+    "trends.read.closed": ("相关条目大多已关闭", "mostly closed already"),
+    "trends.read.work": ("相关工作仍在推进", "work is under way"),
     "trends.mix": ("共 {n_items}，其中 {issues}、{prs}", "{n_items}: {issues} and {prs}"),
     "trends.merged": ("（已合并 {n} 个）", " ({n} merged)"),
     "trends.new": ("（新出现：前 7 个周期未见）", " (new: not seen in the previous 7 windows)"),
@@ -298,7 +340,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     "changes.entry": ("{item}（{author}）：{what}", "{item} ({author}): {what}"),
     "changes.entry_bare": ("{item}（{author}）", "{item} ({author})"),
     "changes.impact": ("影响：{impact}。", "Impact: {impact}."),
-    "changes.touches": ("，涉及 {terms}", "; touches {terms}"),
+    "changes.touches": ("，涉及{terms}", "; touches {terms}"),
     "changes.empty_none": ("本时段没有合并任何 PR。", "No pull request was merged in this window."),
     "changes.empty": (
         "本时段共合并 {n_prs}，均为 CI、文档、测试或依赖类改动，没有实质性的技术变更。",

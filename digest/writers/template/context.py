@@ -54,6 +54,13 @@ class Context:
                 kept.append(hit)
         return [hit.zh if self.lang == Lang.ZH else hit.en for hit in kept[:limit]]
 
+    def term_name(self, term: str) -> str:
+        """A trend's term as the report names it: its glossary name in zh, else as written."""
+        if self.lang != Lang.ZH:
+            return term
+        hits = found(term, self.glossary)
+        return hits[0].zh if hits else term
+
     def facts(self, text: str) -> list[Inline]:
         """What ``text`` names and measures, as spans: glossary areas (plain), identifiers
         (code) and numbers (plain), joined like words; empty when it names nothing."""

@@ -12,6 +12,7 @@ from digest.i18n import phrase, state_of
 from digest.models import Block, BulletList, Comment, Lang, Paragraph, Text
 from digest.spans import Spans, quoted, say, tidy
 from digest.writers.template.context import Context
+from digest.writers.template.describe import content
 
 VIEWS_LIMIT = 4
 QUOTE_LIMIT = 200
@@ -114,7 +115,7 @@ def discussion(ctx: Context, rank: int, hot: HotDiscussion) -> tuple[Block, ...]
     head = [*title, *say("common.paren", lang, text=meta)]
     if hot.boilerplate:
         head.extend(say("hot.boilerplate", lang, n=hot.boilerplate))
-    points: list[Spans] = [say("hot.core", lang, what=ctx.gist(item))]
+    points: list[Spans] = [say("hot.core", lang, what=content(ctx, item))]
     focus = _pushback(ctx, hot.comments)
     question = hot.state.question
     points.extend(_views(ctx, hot, frozenset({focus[1]}) if focus else frozenset()))

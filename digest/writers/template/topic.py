@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
 from digest.i18n import (
-    cased,
     fill,
     group_title,
     join_words,
@@ -18,7 +17,6 @@ from digest.models import (
     Block,
     BulletList,
     Inline,
-    Item,
     ItemState,
     Paragraph,
     Subheading,
@@ -26,7 +24,7 @@ from digest.models import (
 )
 from digest.spans import Part, Spans, join, say, tidy
 from digest.writers.template.context import Context
-from digest.writers.template.key_changes import impact_text
+from digest.writers.template.describe import content, describe
 from digest.writers.template.summary import topic_groups
 
 GROUP_LIMIT = 12
@@ -40,26 +38,19 @@ def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
     (the explanations already given in the section) holds it, what the item does instead.
     """
     item = hit.item
-    what = ctx.what(item)
+    what = content(ctx, item)
+    key = "".join(s.text for s in what if isinstance(s, Text))
     if said is not None:
-        what = "" if what in said else what
-        said.add(what)
+        if key in said:
+            what = describe(ctx, item)
+        said.add(key)
     parts: dict[str, Part] = {
         "item": ctx.item(item),
         "state": state_of(item, ctx.lang),
         "author": ctx.author(item),
     }
-    entry = say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
+    entry = say("topic.entry", ctx.lang, what=what, **parts)
     return (*entry, *ctx.fix_note(item))
-
-
-def _described(ctx: Context, item: Item) -> Spans:
-    """What the item does, as an explanation: ``性能优化，涉及 MoE`` / ``Faster …; touches MoE.``"""
-    spans = impact_text(ctx, item)
-    first = spans[0]
-    if not cased(ctx.lang) or not isinstance(first, Text):
-        return spans
-    return tidy([Text(first.text[:1].upper() + first.text[1:]), *spans[1:], Text(".")])
 
 
 def _follow(match: TopicMatch) -> TopicItem | None:

@@ -194,7 +194,7 @@ def test_figure_is_labelled() -> None:
 def test_first_sentence(digest_en: Digest) -> None:
     """The index shows the summary's first sentence only."""
     sentence = first_sentence(digest_en)
-    assert sentence.startswith("This window (24 hours) saw 3 issues opened")
+    assert sentence.startswith("The story of this window is attention backend and ROCm:")
     assert sentence.endswith(".") and sentence.count(". ") == 0
 
 

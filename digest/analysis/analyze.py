@@ -9,6 +9,7 @@ from digest.analysis.counts import count_lists, lists
 from digest.analysis.followups import followups
 from digest.analysis.hot import hot_discussions
 from digest.analysis.key_changes import key_changes
+from digest.analysis.siblings import siblings
 from digest.analysis.substance import discussion, substance, template_lines
 from digest.analysis.topics import match_topics
 from digest.analysis.trends import against_history, trends, with_topics
@@ -72,4 +73,5 @@ def analyze(
         followups=followups(data),
         organisations=tuple(organisations),
         glossary=tuple(glossary),
+        siblings=siblings(items),
     )

@@ -96,6 +96,17 @@ def excerpt_sentences(
     known_logins: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The whole sentences of the description's most telling part, in order."""
+    return _excerpt(body, is_pr, known_numbers, known_logins)[0]
+
+
+def excerpt_part(body: str, is_pr: bool) -> str:
+    """The raw text of the part the excerpt comes from (code spans intact); ""."""
+    return _excerpt(body, is_pr, frozenset(), frozenset())[1]
+
+
+def _excerpt(
+    body: str, is_pr: bool, known_numbers: frozenset[int], known_logins: frozenset[str]
+) -> tuple[list[str], str]:
     wanted = PR_PARTS if is_pr else ISSUE_PARTS
     ranked = sorted(enumerate(parts(body)), key=lambda p: (_part_rank(p[1][0], wanted), p[0]))
     for _, (name, lines) in ranked:
@@ -113,8 +124,8 @@ def excerpt_sentences(
             if "not visible in the source" not in s.lower() and not _COURTESY.match(s)
         ]
         if found:
-            return found
-    return []
+            return found, "\n".join(lines)
+    return [], ""
 
 
 def whole(sentences_: list[str], limit: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -135,3 +136,5 @@ class Analysis:
     followups: tuple[FollowUp, ...] = ()
     organisations: tuple[Organisation, ...] = ()  # the affiliation map
     glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries
+    # PR number -> the numbers of its siblings (two versions of one change) among ``items``
+    siblings: Mapping[int, tuple[int, ...]] = field(default_factory=dict)

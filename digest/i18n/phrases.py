@@ -196,6 +196,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     # an item described from its facts: kind, areas, names, numbers
     "describe.areas": ("，涉及{areas}", ", in {areas}"),
     "describe.names": ("（{names}）", " ({names})"),
+    "describe.code": ("；关键标识：{code}", "; key identifier: {code}"),
     "describe.numbers": ("；描述给出的数据：{numbers}", "; reported figures: {numbers}"),
     "describe.end": ("。", "."),
     # the impact of a change, by its kind
@@ -328,6 +329,10 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     "fixes.by_merged": ("（已由 {by} 修复）", " (fixed by {by}, merged)"),
     "fixes.by_open": ("（{by} 提出了修复，尚未合并）", " (fix proposed in {by}, open)"),
     "fixes.pr": ("（修复 {items}）", " (fixes {items})"),
+    "siblings.note": (
+        "（与 {items} 属同一改动的不同版本）",
+        " (another version of the change in {items})",
+    ),
     "trends.empty": (
         "本时段没有在两个及以上条目中反复出现的模型、特性或硬件主题。",
         "No model, feature or hardware name recurs in two or more items in this window.",

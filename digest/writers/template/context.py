@@ -139,6 +139,19 @@ class Context:
             return ()
         return say(key, self.lang, by=self.item(pr))
 
+    def sibling_note(self, item: Item, among: frozenset[int] | None = None) -> Spans:
+        """``（与 #M 属同一改动的不同版本）``: the item's siblings, when it has any (only those
+        in ``among`` when given, so that a section cites only its own items)."""
+        numbers = [
+            n
+            for n in self.analysis.siblings.get(item.number, ())
+            if n in self.known and (among is None or n in among)
+        ]
+        if not numbers:
+            return ()
+        refs = [(item_ref(self.known[n], title=False),) for n in numbers]
+        return say("siblings.note", self.lang, items=join(refs, self.lang))
+
     def gist(self, item: Item, limit: int = 180) -> str:
         """What the item is about: its first sentence, else its title without tags."""
         return self.what(item, limit) or strip_tags(item.title)

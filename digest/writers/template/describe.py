@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from digest.analysis.facts import measured
+from digest.analysis.excerpts import excerpt_part
+from digest.analysis.facts import identifiers, measured
 from digest.analysis.kinds import kind_of
 from digest.analysis.text import strip_tags
 from digest.analysis.trends import mentions
@@ -60,6 +61,9 @@ def describe(ctx: Context, item: Item) -> Spans:
     shown = names(ctx, item)
     if shown:
         out.append(say("describe.names", lang, names=join_words(shown, lang)))
+    code = identifiers(excerpt_part(item.body_excerpt, item.is_pr), 1)
+    if code:
+        out.append(say("describe.code", lang, code=Text(code[0], "code")))
     numbers = measured(item.body_excerpt, 2)
     if numbers:
         out.append(say("describe.numbers", lang, numbers=join_words(list(numbers), lang)))

@@ -91,6 +91,7 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
             line.append(Text(" "))
         line.extend(effect(ctx, item))
         line.extend(ctx.fix_note(item))
+        line.extend(ctx.sibling_note(item))
         entries.append(tidy(line))
     intro = say("changes.intro", lang, n_prs=ctx.count(merged, "pr"))
     return (Paragraph(intro), BulletList(tuple(entries)))

@@ -31,7 +31,12 @@ GROUP_LIMIT = 12
 _FOLLOW_GROUPS = ("fixes", "ecosystem", "performance")
 
 
-def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
+def entry(
+    ctx: Context,
+    hit: TopicItem,
+    said: set[str] | None = None,
+    among: frozenset[int] | None = None,
+) -> Spans:
     """``#N title（state，@author）：what it is about``.
 
     The explanation is the description's first sentence; when there is none, or ``said``
@@ -50,7 +55,7 @@ def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
         "author": ctx.author(item),
     }
     entry = say("topic.entry", ctx.lang, what=what, **parts)
-    return (*entry, *ctx.fix_note(item))
+    return (*entry, *ctx.fix_note(item), *ctx.sibling_note(item, among))
 
 
 def _follow(match: TopicMatch) -> TopicItem | None:
@@ -145,7 +150,8 @@ def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
         if not hits:
             continue
         blocks.append(Subheading(group_title(group, lang)))
-        entries = [entry(ctx, hit, said) for hit in hits[:GROUP_LIMIT]]
+        own = frozenset(h.item.number for h in match.items)
+        entries = [entry(ctx, hit, said, own) for hit in hits[:GROUP_LIMIT]]
         if len(hits) > GROUP_LIMIT:
             entries.append(say("common.more", lang, n=len(hits) - GROUP_LIMIT))
         blocks.append(BulletList(tuple(entries)))

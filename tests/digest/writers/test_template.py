@@ -551,3 +551,15 @@ def test_zh_discussions_say_what_comments_do_instead_of_quoting() -> None:
     """In zh a comment is its act (请求信息, 根因分析…), never an English quote."""
     text = _text(template_section("hot", _answered_day(), "zh"))
     assert "请求信息" in text and "“" not in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("zh", "值得尽快确认。缺陷报告，涉及推测解码（DeepSeek-V3.2）。"),
+        ("en", "A bug report, in speculative decoding"),
+    ],
+)
+def test_worth_watching_says_why_in_facts(lang: str, said: str) -> None:
+    """A watched item's reason is followed by its facts: kind, areas and names."""
+    assert said in _text(template_section("watch", sample_analysis(), lang))

@@ -18,6 +18,7 @@ from digest.errors import (
     DigestError,
     NotFound,
     RateLimited,
+    RepoRefused,
     SourceUnavailable,
 )
 from digest.models import Lang
@@ -226,6 +227,8 @@ def exit_code(error: BaseException) -> int:
 
     if isinstance(error, UsageError | BadWindow):
         return EXIT_USAGE
+    if isinstance(error, RepoRefused):  # missing on GitHub, or off the allow-list / private
+        return EXIT_NOT_FOUND if error.reason == "missing" else EXIT_USAGE
     if isinstance(error, NotFound):
         return EXIT_NOT_FOUND
     if isinstance(error, RateLimited):

@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import BadWindow, ConfigError
+from digest.github.allow_list import valid_pattern
 from digest.github.names import valid_repo
 from digest.models import Lang, Organisation, Topic
 from digest.windows import parse_day_start, zone
@@ -117,6 +118,14 @@ class Settings(BaseSettings):
     digest_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
     site_url: str | None = None  # the report website's public URL (feeds, links from chat)
     site_dir: str | None = None  # where `site build` and `serve` write the report website
+    # What may be followed: the allow-list (owner/name or owner/*, comma-separated; overrides
+    # the configuration file's ``allowed_repos``), caps on subscriptions, lapses and pruning.
+    allowed_repos: str | None = None
+    max_subscriptions_per_channel: int = Field(default=10, ge=1)
+    max_subscriptions_per_workspace: int = Field(default=50, ge=1)
+    max_subscriptions: int = Field(default=1000, ge=1)
+    lapse_after_syncs: int = Field(default=3, ge=1)  # NotFound syncs in a row before it lapses
+    prune_after_days: int = Field(default=30, ge=0)  # unfollowed, unasked mirrors (0: never)
 
 
 class TopicConfig(BaseModel):
@@ -220,11 +229,21 @@ class AppConfig(BaseModel):
     default_lang: Lang = Lang.EN  # when no option, channel, workspace or locale says
     default_topics: list[str] = ["rocm"]
     repos: dict[str, RepoConfig] = {}
+    # the repositories chat may follow (owner/name or owner/*); empty: every public one
+    allowed_repos: list[str] = []
     topics: dict[str, TopicConfig] = {}
     organisations: dict[str, OrganisationConfig] = {}
     # extra glossary entries (an English term -> its Chinese name), over digest's own
     glossary: dict[str, str] = {}
     subscriptions: list[SubscriptionConfig] = []
+
+    @field_validator("allowed_repos")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        bad = [p for p in value if not valid_pattern(p)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is neither owner/name nor owner/*")
+        return value
 
     @field_validator("default_repo")
     @classmethod

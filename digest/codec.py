@@ -32,6 +32,7 @@ from digest.models import (
     ItemRef,
     ItemState,
     Lang,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -49,7 +50,7 @@ class CodecError(ValueError):
     """A payload that is not a digest of this codec and schema version."""
 
 
-_TEXT, _ITEM, _USER = 0, 1, 2
+_TEXT, _ITEM, _USER, _LINK = 0, 1, 2, 3
 
 
 def _span(span: Inline) -> Any:
@@ -59,6 +60,8 @@ def _span(span: Inline) -> Any:
         return [_ITEM, span.number, span.url, span.title]
     if isinstance(span, Pointer):
         raise CodecError("a digest holds no pointers")
+    if isinstance(span, Link):
+        return [_LINK, span.url, span.text]
     if span.role or span.affiliation:
         return [_USER, span.login, span.url, span.role, span.affiliation]
     return [_USER, span.login, span.url]
@@ -166,6 +169,8 @@ class _Reader:
             return user
         if kind == _TEXT:
             return Text(data[1], data[2])
+        if kind == _LINK:
+            return Link(data[1], data[2])
         raise CodecError(f"unknown span type {kind!r}")
 
     def block(self, data: list[Any]) -> Block:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from digest.models import Lang
+
 
 class DigestError(Exception):
     """Base class of every error the core raises on purpose."""
@@ -23,6 +25,24 @@ class NotFound(DigestError):
 
 class Gone(NotFound):
     """GitHub answered 410: the item was deleted (or the repository's issues are disabled)."""
+
+
+class RepoRefused(DigestError):
+    """A repository that may not be followed or read here: ``reason`` is ``not_allowed`` (off
+    the allow-list, whose patterns ``allowed`` shows), ``private`` (private and not
+    allow-listed) or ``missing`` (GitHub does not have it, or does not show it); ``lang`` is
+    the language to word it in."""
+
+    def __init__(self, repo: str, reason: str, *, allowed: str = "", lang: Lang = Lang.EN) -> None:
+        super().__init__(f"{repo}: {reason}")
+        self.repo = repo
+        self.reason = reason
+        self.allowed = allowed
+        self.lang = lang
+
+    def worded_in(self, lang: Lang) -> RepoRefused:
+        """The same refusal, to be worded in ``lang``."""
+        return RepoRefused(self.repo, self.reason, allowed=self.allowed, lang=lang)
 
 
 class RateLimited(DigestError):

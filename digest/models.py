@@ -219,6 +219,15 @@ class UserRef:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """A link to a page of the project's own (the report website), made from configuration,
+    never from GitHub text; ``text`` is the label (the URL itself when empty)."""
+
+    url: str
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Pointer:
     """Something the reader can ask for next; each front end writes it in its own syntax.
 
@@ -232,7 +241,7 @@ class Pointer:
     question: str | None = None
 
 
-Inline = Text | ItemRef | UserRef | Pointer
+Inline = Text | ItemRef | UserRef | Link | Pointer
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ from typing import Protocol
 
 from digest.builder import DigestRequest
 from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
-from digest.errors import DigestError, StateUnavailable
+from digest.errors import DigestError, RepoRefused, StateUnavailable
 from digest.mirror.store import Store, Sync, SyncResult, SyncState
 from digest.models import Digest
 from digest.state.base import SharedState
@@ -216,7 +216,7 @@ class DigestService:
         if self._sync is not None:
             try:
                 synced = await self._sync.ensure(request.repo, request.window)
-            except StateUnavailable:
+            except (StateUnavailable, RepoRefused):  # a refused repository shows nothing cached
                 raise
             except DigestError as exc:  # the mirror as it is may still have a cached digest
                 sync_error = exc

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from digest.analysis.text import shorten
 from digest.i18n import PLACEHOLDER, phrase, spaced
-from digest.models import Inline, Item, ItemRef, Lang, Pointer, Text, UserRef
+from digest.models import Inline, Item, ItemRef, Lang, Link, Pointer, Text, UserRef
 
 Part = str | int | Inline | Sequence[Inline]
 Spans = tuple[Inline, ...]
@@ -88,7 +88,7 @@ def compose(template: str, /, **parts: Part) -> Spans:
         if not name:
             continue
         part = parts.get(name, written)
-        if isinstance(part, Text | ItemRef | UserRef | Pointer):
+        if isinstance(part, Text | ItemRef | UserRef | Link | Pointer):
             _add(out, part)
         elif isinstance(part, str | int):
             _add(out, Text(str(part)))

@@ -10,14 +10,16 @@ shared words for "our fault".
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
 from bot.commands import messages
 from bot.commands.defaults import Caller, Defaults, DefaultsStore, Resolver
+from bot.commands.following import Following, refusal
 from bot.commands.grammar import (
     AskCommand,
     Command,
@@ -33,8 +35,10 @@ from bot.commands.grammar import (
 from bot.commands.runner import user_topics
 from bot.commands.subscriptions import Subscriptions, new_subscription
 from config.settings import AppConfig
+from digest import i18n
 from digest.builder import DigestRequest
-from digest.errors import DigestError
+from digest.errors import DigestError, RepoRefused
+from digest.github.allow_list import AllowList
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest, Lang
 from digest.schedule.subscription import Subscription, next_run
@@ -62,6 +66,9 @@ class Core(Protocol):
     async def build(self, request: DigestRequest) -> Digest: ...
 
     async def ask(self, command: AskCommand) -> Answer: ...
+
+    async def admit(self, repo: str) -> None:
+        """Refuse (``RepoRefused``) a repository chat may not use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +113,16 @@ class DigestBuild(_Build):
         return await self.resolver.digest(self.command, self.caller)
 
     async def request(self) -> DigestRequest:
-        """The digest request the command, its defaults filled in, stands for."""
-        return self.core.request_for(await self.resolved())
+        """The digest request the command, its defaults filled in, stands for; a repository
+        chat may not use is refused (``RepoRefused``) in the command's language."""
+        command = await self.resolved()
+        lang = command.options.lang or self.core.default_lang
+        try:
+            request = self.core.request_for(command)
+            await _admit(self.core, request.repo)
+        except RepoRefused as exc:
+            raise exc.worded_in(lang) from None
+        return request
 
     async def run(self) -> Digest:
         return await self.core.build(await self.request())
@@ -127,7 +142,20 @@ class AnswerBuild(_Build):
         command = self.command
         if self.resolver is not None and self.caller is not None:
             command = await self.resolver.ask(command, self.caller)
+        repo = command.options.repo
+        if repo is not None and valid_repo(repo):
+            try:
+                await _admit(self.core, repo)
+            except RepoRefused as exc:
+                raise exc.worded_in(command.options.lang or self.core.default_lang) from None
         return await self.core.ask(command)
+
+
+async def _admit(core: Core, repo: str) -> None:
+    """``core.admit(repo)``, for a core that admits (a test's stand-in may not)."""
+    admit = getattr(core, "admit", None)
+    if admit is not None:
+        await admit(repo)
 
 
 Outcome = Reply | DigestBuild | AnswerBuild
@@ -179,7 +207,10 @@ class SubscriptionCommands:
     """``subscribe``, ``unsubscribe`` and ``subscriptions`` in one platform's channels.
 
     Anyone may list; only a manager (as the platform defines it) may change. The repository's
-    defaults are filled in, and the timezone and topics checked, when a subscription is made.
+    defaults are filled in, and the timezone and topics checked, when a subscription is made;
+    a repository off ``allow`` or one ``following`` refuses (missing, private, a cap reached)
+    gets its refusal in the subscription's language and nothing is stored. The listing marks
+    the subscriptions of a repository that stopped answering.
     """
 
     def __init__(
@@ -191,9 +222,13 @@ class SubscriptionCommands:
         default_lang: Lang = Lang.EN,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         resolver: Resolver | None = None,
+        allow: AllowList | None = None,
+        following: Following | None = None,
     ) -> None:
         self._store = store
         self._config = config
+        self._allow = allow or AllowList()
+        self._following = following
         self._platform: Platform = platform
         self._clock = clock
         self._resolver = resolver or Resolver(None, platform, default_lang)
@@ -218,6 +253,7 @@ class SubscriptionCommands:
                     s.timezone,
                     s.lang,
                 )
+                + await self._lapse_mark(s)
                 for s in found
             ]
             return Reply(messages.subscriptions_list(lines), command)
@@ -231,7 +267,14 @@ class SubscriptionCommands:
             return Reply("\n".join(gone), command, public=True)
         wanted_zone = command.timezone is None
         resolved = await self._resolver.resolve(caller or Caller(channel), want_zone=wanted_zone)
-        made = self._subscription(command, channel, resolved.defaults)
+        made = dataclasses.replace(
+            self._subscription(command, channel, resolved.defaults),
+            workspace=caller.workspace if caller is not None else None,
+        )
+        refused = await self._refusal(made)
+        if refused is not None:
+            log.info(f"{self._platform}.subscribe_refused", extra={"repo": made.repo})
+            return Reply(refused, command)
         await self._store.add(made)
         log.info(f"{self._platform}.subscribed", extra={"channel": channel, "repo": made.repo})
         shown_in = resolved.channel.timezone or made.timezone  # the channel's own zone
@@ -246,6 +289,25 @@ class SubscriptionCommands:
             source = resolved.zone_from or "repo"
             text += " " + messages.zone_source(source, made.timezone, self._platform)
         return Reply(text, command, public=True)
+
+    async def _refusal(self, made: Subscription) -> str | None:
+        """Why ``made`` may not be stored, in its language; None when it may."""
+        try:
+            if not self._allow.allows(made.repo):
+                raise RepoRefused(made.repo, "not_allowed", allowed=self._allow.shown())
+            if self._following is None:
+                return None
+            await self._following.admit(made.repo)
+        except RepoRefused as exc:
+            return refusal(exc.worded_in(made.lang), subscribing=True)
+        cap = await self._following.cap_reached(made)
+        return cap.text(made.lang, self._platform) if cap is not None else None
+
+    async def _lapse_mark(self, subscription: Subscription) -> str:
+        """`` (repository not found; not followed any more)`` for a lapsed repository."""
+        if self._following is None or not await self._following.lapsed(subscription.repo):
+            return ""
+        return i18n.t("follow.lapsed", subscription.lang)
 
     def _subscription(
         self, command: SubscribeCommand, channel: str, found: Defaults
@@ -290,6 +352,8 @@ class Dispatcher:
                 default_lang=core.default_lang,
                 clock=core.clock,
                 resolver=self.resolver,
+                allow=getattr(core, "allow", None),
+                following=getattr(core, "following", None),
             )
             if subscriptions is not None
             else None
@@ -322,6 +386,15 @@ class Dispatcher:
         if isinstance(command, SettingsCommand):
             return await self.settings(command, caller=who, can_manage=can_manage)
         return await self.subscription(command, channel=channel, can_manage=can_manage, caller=who)
+
+    async def lapsed(self, found: Iterable[Subscription]) -> frozenset[str]:
+        """The repositories of ``found`` (lower case) that stopped answering."""
+        following: Following | None = getattr(self.core, "following", None)
+        if following is None:
+            return frozenset()
+        names = {s.repo.lower(): s.repo for s in found}
+        gone = {key for key, name in names.items() if await following.lapsed(name)}
+        return frozenset(gone)
 
     async def subscription(
         self,
@@ -376,6 +449,10 @@ class Dispatcher:
             user_topics(self.core.config, command.topics)
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
+        allow: AllowList = getattr(self.core, "allow", None) or AllowList()
+        if opts.repo is not None and not allow.allows(opts.repo):
+            lang = opts.lang or self.core.default_lang
+            raise RepoRefused(opts.repo, "not_allowed", allowed=allow.shown(), lang=lang)
         return Defaults(opts.lang, command.timezone, opts.repo, command.topics)
 
     @overload

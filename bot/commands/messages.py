@@ -14,6 +14,7 @@ from digest.errors import (
     DigestError,
     NotFound,
     RateLimited,
+    RepoRefused,
     SourceUnavailable,
     StateUnavailable,
 )
@@ -138,6 +139,10 @@ def error_text(
         return usage(error, platform)
     if isinstance(error, BadWindow):
         return f"That window doesn't work: {error}."
+    if isinstance(error, RepoRefused):
+        from bot.commands.following import refusal
+
+        return refusal(error)
     if isinstance(error, NotFound):
         return (
             f"I couldn't find {error.what} on GitHub. "
@@ -370,7 +375,16 @@ HOME = {
 
 
 def home_subscription_line(
-    channel: str, repo: str, schedule: str, timezone: str, lang: Lang, next_post: str
+    channel: str,
+    repo: str,
+    schedule: str,
+    timezone: str,
+    lang: Lang,
+    next_post: str,
+    *,
+    gone: str | None = None,
 ) -> str:
-    """One subscription on the Home tab."""
-    return f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}. Next post: {next_post}."
+    """One subscription on the Home tab; ``gone`` (its repository stopped answering) in place
+    of the next post."""
+    head = f"• {channel}: {repo}, {schedule} ({timezone}) in {lang}"
+    return f"{head}{gone}" if gone is not None else f"{head}. Next post: {next_post}."

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 from bot.commands.grammar import AskCommand, DigestCommand, UsageError
 from config.settings import AppConfig
 from digest.builder import DigestRequest
-from digest.errors import ConfigError
+from digest.errors import ConfigError, RepoRefused
+from digest.github.allow_list import AllowList
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest, Lang, Topic, Window
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
+    from bot.commands.following import Following
     from digest.ask import Asker
 
 BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
@@ -65,7 +67,8 @@ class ReportCore:
 
     Questions go to the answerer ``asker`` gives (the composition root makes it on the first
     question, so that a digest never loads the question package); without one they are a
-    ``ConfigError``.
+    ``ConfigError``. A repository off ``allow`` is refused (``RepoRefused``) by every command;
+    ``following``, when given, admits the repositories chat names (see :meth:`admit`).
     """
 
     def __init__(
@@ -78,8 +81,12 @@ class ReportCore:
         default_lang: Lang | None = None,
         asker: Callable[[], Asker] | None = None,
         site_url: str | None = None,
+        allow: AllowList | None = None,
+        following: Following | None = None,
     ) -> None:
         self.config = config
+        self.allow = allow or AllowList()
+        self.following = following
         self._get_digest = get_digest
         self._clock = clock
         self.clock = clock
@@ -104,6 +111,7 @@ class ReportCore:
         name = repo or self.config.default_repo
         if not valid_repo(name):
             raise UsageError(f"{name!r} is not a repository (use owner/name)")
+        self.check_allowed(name)
         repo_conf = self.config.repo(name)
         window = parse_window(
             window_spec,
@@ -120,6 +128,18 @@ class ReportCore:
             topics=topics,
             fingerprint=self._fingerprint,
         )
+
+    def check_allowed(self, repo: str) -> None:
+        """Refuse ``repo`` (``RepoRefused``, no request) when it is off the allow-list."""
+        if not self.allow.allows(repo):
+            raise RepoRefused(repo, "not_allowed", allowed=self.allow.shown())
+
+    async def admit(self, repo: str) -> None:
+        """Refuse a repository chat names when it is off the allow-list, missing on GitHub, or
+        private and not listed (one request, kept)."""
+        self.check_allowed(repo)
+        if self.following is not None:
+            await self.following.admit(repo)
 
     def request_for(self, command: DigestCommand) -> DigestRequest:
         """The digest request a ``DigestCommand`` stands for."""
@@ -146,4 +166,6 @@ class ReportCore:
         opts = command.options
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
+        if opts.repo is not None:
+            self.check_allowed(opts.repo)
         return await self._asker().ask(command.question, repo=opts.repo, lang=opts.lang)

@@ -273,12 +273,18 @@ Directory = Callable[[], Awaitable[Sequence[Subscription]]]
 
 
 def overview(
-    found: Iterable[Subscription], platform: str, now: datetime, mention: Callable[[str], str]
+    found: Iterable[Subscription],
+    platform: str,
+    now: datetime,
+    mention: Callable[[str], str],
+    lapsed: Collection[str] = (),
 ) -> list[str]:
     """One line per subscription of ``platform`` (channel, repository, schedule, language and
     next post in its zone), in channel order; ``mention`` writes a channel as the platform
-    links it."""
+    links it. A repository in ``lapsed`` (lower case) says it is not followed any more instead
+    of its next post."""
     from bot.commands import messages
+    from digest import i18n
 
     mine = sorted((s for s in found if s.platform == platform), key=lambda s: (s.channel, s.repo))
     return [
@@ -289,6 +295,7 @@ def overview(
             s.timezone,
             s.lang,
             format_moment(next_run(s, now), s.timezone),
+            gone=i18n.t("follow.lapsed", s.lang) if s.repo.lower() in lapsed else None,
         )
         for s in mine
     ]

@@ -90,6 +90,16 @@ def register_metrics(
         lambda: sync.counters["sync_errors"] if sync else 0.0,
     )
     m.counter(
+        "sync_lapsed",
+        "Background syncs skipped: the repository stopped answering (not followed any more).",
+        lambda: sync.counters["sync_lapsed"] if sync else 0.0,
+    )
+    m.counter(
+        "mirrors_pruned",
+        "Mirrors of repositories nobody follows or asked for lately, dropped.",
+        lambda: sync.counters["mirrors_pruned"] if sync else 0.0,
+    )
+    m.counter(
         "errors",
         "Error records logged by the process.",
         lambda: errors.count if errors else 0.0,

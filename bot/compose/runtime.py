@@ -15,7 +15,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 from pydantic import ValidationError
 
+from bot.commands.following import Following, trusted
 from bot.commands.runner import ReportCore
+from bot.compose.following import caps, repo_access
 from bot.compose.llm import llm_writers
 from bot.compose.questions import question_asker
 from bot.compose.storage import build_storage
@@ -32,6 +34,7 @@ from digest.builder import DigestBuilder
 from digest.errors import ConfigError
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
+from digest.mirror.access import GuardedSync, RepoAccess
 from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
 from digest.mirror.store import Store, Sync
@@ -71,6 +74,7 @@ class Runtime:
     core: ReportCore
     writers: dict[str, Writer]
     redis_reachable: Callable[[], Awaitable[bool]] | None = None  # None: no Redis
+    access: RepoAccess | None = None  # what may be followed: checks, lapses, last asked
 
 
 def load_settings(config_path: str | None = None) -> tuple[Settings, AppConfig]:
@@ -123,6 +127,8 @@ async def build_runtime(
         storage = await build_storage(settings, stack, clock)
         store, state, local_store = storage.store, storage.state, storage.local
         fresh = timedelta(seconds=settings.sync_fresh_seconds)
+        access = repo_access(settings, config, github, state, clock)
+        own = trusted(config)
 
         def gate_for(mirror: Store, shared: SharedState) -> SyncGate:
             syncer = Syncer(
@@ -134,7 +140,8 @@ async def build_runtime(
                 discussed=HOT_LIMIT,
                 min_comments=MIN_COMMENTS,
             )
-            return SyncGate(syncer, shared, clock, fresh_for=fresh)
+            guarded = GuardedSync(syncer, access, trusted=own)
+            return SyncGate(guarded, shared, clock, fresh_for=fresh)
 
         gate = gate_for(store, state)
         template = TemplateWriter()
@@ -176,6 +183,10 @@ async def build_runtime(
                 config, mirror, clock=clock, sync=mirror_sync, writer=answerer, web_url=gh.web_url
             ),
             site_url=settings.site_url,
+            allow=access.allow,
+            following=Following(
+                access, storage.subscriptions.all_subscriptions, caps(settings), trusted=own
+            ),
         )
         log.info("runtime.ready", extra={"store": type(store).__name__, "writers": sorted(writers)})
         yield Runtime(
@@ -193,4 +204,5 @@ async def build_runtime(
             core=core,
             writers=writers,
             redis_reachable=storage.redis_reachable,
+            access=access,
         )

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from bot.commands import messages
+from bot.commands.following import FollowedSubscriptions
 from bot.commands.runner import ReportCore
 from bot.commands.subscriptions import ChannelSubscriptions, ScheduledRequests, SeedableStore
 from bot.compose.counters import register_metrics
@@ -40,7 +41,9 @@ from bot.process.serve import DRAIN_S, BotProcess, Services, install_signals
 from config.settings import AppConfig, Settings
 from digest.builder import DigestBuilder
 from digest.github.client import GitHubClient
+from digest.mirror.access import RepoAccess
 from digest.mirror.pacing import Pacer
+from digest.mirror.pruning import Prunable, prune
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.schedule.command_threads import CommandThreads, OpenThread, ThreadPost, ThreadRecovery
@@ -97,6 +100,9 @@ class ServeRuntime(Protocol):
     @property
     def redis_reachable(self) -> Callable[[], Awaitable[bool]] | None: ...  # None: no Redis
 
+    @property
+    def access(self) -> RepoAccess | None: ...  # None: no lapses, no pruning
+
 
 def build_services(
     settings: Settings,
@@ -140,8 +146,13 @@ def build_services(
         from bot.site.publish import publishing
 
         daily = publishing(daily, publisher)
+    access = runtime.access
     scheduler = Scheduler(
-        subscriptions=runtime.subscriptions,
+        subscriptions=(
+            FollowedSubscriptions(runtime.subscriptions, access)
+            if access is not None
+            else runtime.subscriptions
+        ),
         ledger=runtime.ledger,
         request=ScheduledRequests(
             config, default_writer=core.default_writer, writers=runtime.builder.writer_names
@@ -237,6 +248,15 @@ def _refresh(
         if github is not None and store is not None
         else None
     )
+    access = runtime.access
+    pruning = None
+    if access is not None and settings.prune_after_days and isinstance(store, Prunable):
+        mirror: Prunable = store
+        checks: RepoAccess = access
+
+        async def pruning(followed: Iterable[str]) -> list[str]:
+            return await prune(mirror, checks, followed)
+
     return MirrorSync(
         syncer,
         repos,
@@ -244,6 +264,8 @@ def _refresh(
         interval=timedelta(minutes=settings.sync_interval_minutes),
         pacer=Pacer(github) if github is not None else None,
         reconcile=repair.reconcile if repair is not None else None,
+        lapses=access,
+        prune=pruning,
     )
 
 

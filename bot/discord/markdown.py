@@ -15,7 +15,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 from bot.commands.grammar import command_line
-from digest.models import Inline, ItemRef, Pointer, Text, UserRef
+from digest.models import Inline, ItemRef, Link, Pointer, Text, UserRef
 from digest.render.unlinked import unlinked
 
 ZWSP = "\u200b"
@@ -81,6 +81,8 @@ def tokens(span: Inline) -> list[str]:
         return [link(label, span.url)]
     if isinstance(span, UserRef):
         return [link(f"@{span.login}", span.url)]
+    if isinstance(span, Link):
+        return [link(span.text or span.url, span.url)]
     if isinstance(span, Pointer):
         return tokens(Text(command_line(span), "code"))
     if isinstance(span, Text):

@@ -8,8 +8,9 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
-from digest.errors import DigestError
+from digest.errors import DigestError, NotFound, RepoRefused
 from digest.mirror.pacing import Pacer
 from digest.mirror.store import Sync
 from digest.models import Window
@@ -17,10 +18,30 @@ from digest.models import Window
 log = logging.getLogger(__name__)
 
 ReposFn = Callable[[], Awaitable[Iterable[str]]]
+PruneFn = Callable[[Iterable[str]], Awaitable[list[str]]]
+
+
+class Lapses(Protocol):
+    """Counts the syncs of a repository that answered NotFound (``RepoAccess``)."""
+
+    lapse_after: int
+
+    async def misses(self, repo: str) -> int: ...
+
+    async def recheck(self, repo: str) -> None: ...
+
+    async def missed(self, repo: str) -> int: ...
+
+    async def answered(self, repo: str) -> None: ...
 
 
 class MirrorSync:
-    """Syncs every followed repository's last day every ``interval`` until stopped."""
+    """Syncs every followed repository's last day every ``interval`` until stopped.
+
+    With ``lapses``, a repository whose syncs answered NotFound too often in a row is left out
+    (until GitHub shows it again: a subscribe or a command naming it); with ``prune``, every
+    ``prune_every`` the mirrors of repositories nobody follows or asked for lately are dropped.
+    """
 
     def __init__(
         self,
@@ -32,6 +53,9 @@ class MirrorSync:
         pacer: Pacer | None = None,
         reconcile: Callable[[str], Awaitable[list[int]]] | None = None,
         reconcile_every: timedelta = timedelta(hours=1),
+        lapses: Lapses | None = None,
+        prune: PruneFn | None = None,
+        prune_every: timedelta = timedelta(hours=6),
     ) -> None:
         self._sync = sync
         self._repos = repos
@@ -41,6 +65,10 @@ class MirrorSync:
         self._reconcile = reconcile
         self._reconcile_every = reconcile_every
         self._reconciled: datetime | None = None
+        self._lapses = lapses
+        self._prune = prune
+        self._prune_every = prune_every
+        self._pruned: datetime | None = None
         self.counters: Counter[str] = Counter()
         self.last_success: datetime | None = None  # when every followed repository last synced
 
@@ -56,6 +84,13 @@ class MirrorSync:
         window = Window(end - timedelta(days=1), end, "UTC", "today", ends_now=True)
         failed = False
         for repo in names:
+            if self._lapses is not None:
+                misses = await self._lapses.misses(repo)
+                if misses >= self._lapses.lapse_after:
+                    self.counters["sync_lapsed"] += 1
+                    continue
+                if misses:  # the next miss must be GitHub's answer, not a kept one
+                    await self._lapses.recheck(repo)
             self.counters["sync_requests"] += 1
             try:
                 await self._sync.ensure(repo, window)
@@ -66,8 +101,36 @@ class MirrorSync:
                     "sync.failed",
                     extra={"repo": repo, "error": type(exc).__name__, "detail": str(exc)},
                 )
+                await self._missed(repo, exc)
+            else:
+                if self._lapses is not None:
+                    await self._lapses.answered(repo)
         if not failed:
             self.last_success = self._clock()
+
+    async def _missed(self, repo: str, error: DigestError) -> None:
+        """Count a sync that found no repository (GitHub's 404, or the access's)."""
+        missing = isinstance(error, NotFound) or (
+            isinstance(error, RepoRefused) and error.reason == "missing"
+        )
+        if missing and self._lapses is not None:
+            await self._lapses.missed(repo)
+
+    async def prune_due(self) -> None:
+        """Once every ``prune_every``, drop the mirrors nobody follows or asked for lately."""
+        now = self._clock()
+        if self._prune is None or (
+            self._pruned is not None and now - self._pruned < self._prune_every
+        ):
+            return
+        try:
+            followed = list(await self._repos())
+            dropped = await self._prune(followed)
+        except DigestError as exc:  # the state or the mirror is unreachable: next time
+            log.warning("mirror.prune_failed", extra={"error": type(exc).__name__})
+            return
+        self._pruned = now
+        self.counters["mirrors_pruned"] += len(dropped)
 
     async def reconcile_due(self) -> None:
         """Once every ``reconcile_every``, remove deleted and transferred items from each
@@ -104,6 +167,7 @@ class MirrorSync:
                 self._pacer.start()
             await self.sync_once()
             await self.reconcile_due()
+            await self.prune_due()
             wait = self.next_wait()
             if wait > self._interval:
                 log.info("sync.paced", extra={"wait_seconds": round(wait.total_seconds())})

@@ -6,9 +6,11 @@ import argparse
 from datetime import date
 from pathlib import Path
 
+from bot.commands.following import allow_list
 from bot.commands.grammar import UsageError
 from bot.site.build import SiteOptions, SiteReport
 from config.settings import AppConfig, Settings
+from digest.errors import RepoRefused
 from digest.github.names import valid_repo
 from digest.models import Lang
 
@@ -55,9 +57,12 @@ def _langs(text: str) -> tuple[Lang, ...]:
 def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig) -> SiteOptions:
     """The build's options from the command line, the settings and the configuration."""
     repos = tuple(dict.fromkeys(args.repo or (*config.repos, config.default_repo)))
+    allow = allow_list(settings, config)
     for repo in repos:
         if not valid_repo(repo):
             raise UsageError(f"{repo!r} is not a repository (use owner/name)")
+        if not allow.allows(repo):
+            raise RepoRefused(repo, "not_allowed", allowed=allow.shown())
     langs = _langs(args.lang)
     if not 1 <= args.days <= MAX_DAYS:
         raise UsageError(f"--days takes 1 to {MAX_DAYS}")

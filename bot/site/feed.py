@@ -8,8 +8,8 @@ from xml.etree import ElementTree as ET
 
 from digest.i18n import lang_tag, report_title
 from digest.i18n.site import site_t
-from digest.models import Digest, Lang, Paragraph
-from digest.render.html import span_text
+from digest.models import Digest, Lang
+from digest.render.html import render_blocks
 from digest.render.json import iso
 from digest.windows import title_date
 
@@ -25,17 +25,11 @@ class FeedEntry:
     url: str  # absolute when the site URL is known, else relative to the feed
 
 
-def summary_text(digest: Digest) -> str:
-    """The summary section as plain text, one paragraph per line."""
+def summary_html(digest: Digest) -> str:
+    """The summary section as the report page shows it: an HTML fragment whose only links are
+    the items and people (an address in the text is code, as everywhere)."""
     section = digest.section("summary")
-    if section is None:
-        return ""
-    lines = [
-        "".join(span_text(s) for s in block.spans).strip()
-        for block in section.blocks
-        if isinstance(block, Paragraph)
-    ]
-    return "\n".join(line for line in lines if line)
+    return "" if section is None else render_blocks(section.blocks)
 
 
 def render_feed(
@@ -69,7 +63,7 @@ def render_feed(
         sub(item, "title", report_title(name, date, lang))
         sub(item, "updated", _updated(digest))
         sub(item, "link", rel="alternate", href=entry.url, type="text/html")
-        sub(item, "content", summary_text(digest), type="text")
+        sub(item, "content", summary_html(digest), type="html")
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"

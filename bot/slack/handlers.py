@@ -249,8 +249,9 @@ class SlackBot:
         if found:  # only the channels and DMs the viewer is in: private ones stay private
             member = await conversations_of(self.poster.client, str(event["user"]))
             found = [s for s in found if s.channel in member]
+        gone = await self._dispatch.lapsed(found)
         view = home_view(
-            overview(found, "slack", self._clock(), lambda c: f"<#{escape(c)}>"),
+            overview(found, "slack", self._clock(), lambda c: f"<#{escape(c)}>", gone),
             repo=repo,
             days=latest_days(self._clock(), conf.timezone, conf.day_start),
             site_url=self._site_url,

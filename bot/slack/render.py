@@ -30,6 +30,7 @@ from digest.models import (
     Inline,
     ItemRef,
     Lang,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -93,6 +94,8 @@ def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
             atoms.append(link(span.url, label))
         elif isinstance(span, UserRef):
             atoms.append(link(span.url, f"@{span.login}"))
+        elif isinstance(span, Link):
+            atoms.append(link(span.url, span.text or span.url))
         elif isinstance(span, Pointer):
             atoms.extend(_text_atoms(Text(command_line(span), "code")))
     return tuple(atoms)

@@ -13,13 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from digest.i18n.answers import ANSWERS
+from digest.i18n.follows import FOLLOWS
 from digest.i18n.notes import NOTES
 from digest.i18n.phrases import PHRASES
 from digest.models import Lang
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
-_CATALOG: Mapping[str, tuple[str, str]] = ChainMap(dict(PHRASES), dict(ANSWERS), dict(NOTES))
+_CATALOG: Mapping[str, tuple[str, str]] = ChainMap(
+    dict(PHRASES), dict(ANSWERS), dict(NOTES), dict(FOLLOWS)
+)
 
 
 def pick(pair: tuple[str, str], lang: Lang) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from digest.models import Block, BulletList, Digest, Lang, Paragraph, Text
+from digest.models import Block, BulletList, Digest, Lang, Link, Paragraph, Text
 from digest.spans import Spans, say
 from digest.windows import spec_of
 
@@ -21,7 +21,7 @@ TOP_ENTRIES = 5
 def full_lists_at(digest: Digest, site_url: str | None = None) -> Spans:
     """Where the full lists of ``digest`` are: the repository's site pages, else a command."""
     if site_url:
-        return (Text(f"{site_url.rstrip('/')}/{digest.repo.lower()}/"),)
+        return (Link(f"{site_url.rstrip('/')}/{digest.repo.lower()}/"),)
     lang = "" if digest.lang == Lang.EN else f" --lang {digest.lang}"
     command = f"vllm-report {spec_of(digest.window)} --repo {digest.repo}{lang}"
     return (Text(command, "code"),)

@@ -24,12 +24,14 @@ from digest.analysis.types import LIST_KEYS
 from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, lang_tag, other, t
 from digest.i18n.site import site_t
 from digest.models import (
+    Block,
     BulletList,
     Counts,
     Digest,
     Inline,
     ItemRef,
     Lang,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -163,6 +165,7 @@ def _env() -> Environment:
         other=other,
         is_item=lambda span: isinstance(span, ItemRef),
         is_user=lambda span: isinstance(span, UserRef),
+        is_link=lambda span: isinstance(span, Link),
         is_text=lambda span: isinstance(span, Text),
     )
     env.filters["slug"] = anchor
@@ -199,6 +202,8 @@ def span_text(span: Inline) -> str:
         return f"#{span.number}" + (f" {span.title}" if span.title else "")
     if isinstance(span, UserRef):
         return f"@{span.login}"
+    if isinstance(span, Link):
+        return span.text or span.url
     if isinstance(span, Pointer):  # digests point nowhere: only answers carry pointers
         return ""
     return span.text
@@ -282,6 +287,12 @@ def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
         .get_template("index.html")
         .render(repos=tuple(repos), nav=nav, lang=nav.lang, csp=CSP_STATIC)
     )
+
+
+def render_blocks(blocks: Sequence[Block]) -> str:
+    """``blocks`` as an HTML fragment, as a report page shows them (a feed entry's content)."""
+    block = _env().get_template("macros.html").module.block  # type: ignore[attr-defined]
+    return "\n".join(str(block(b)).strip() for b in blocks)
 
 
 def render_search(nav: Nav) -> str:

@@ -15,6 +15,7 @@ from digest.models import (
     Inline,
     Item,
     ItemRef,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -46,7 +47,7 @@ def window_json(window: Window) -> dict[str, Any]:
 
 
 def span_json(span: Inline) -> dict[str, Any]:
-    """One span: ``text`` (with ``style``), ``item``, ``user`` or ``pointer``."""
+    """One span: ``text`` (with ``style``), ``item``, ``user``, ``link`` or ``pointer``."""
     if isinstance(span, ItemRef):
         return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
     if isinstance(span, UserRef):
@@ -56,6 +57,8 @@ def span_json(span: Inline) -> dict[str, Any]:
         if span.affiliation:
             out["affiliation"] = span.affiliation
         return out
+    if isinstance(span, Link):
+        return {"type": "link", "url": span.url, "text": span.text}
     if isinstance(span, Pointer):
         return {
             "type": "pointer",

@@ -19,6 +19,7 @@ from digest.models import (
     Digest,
     Inline,
     ItemRef,
+    Link,
     Paragraph,
     Pointer,
     Section,
@@ -109,6 +110,8 @@ def inline(span: Inline, pointer: PointerSyntax | None = None) -> str:
         return link(text, span.url)
     if isinstance(span, UserRef):
         return link(f"@{escape(span.login)}", span.url)
+    if isinstance(span, Link):
+        return link(escape(span.text or span.url), span.url)
     if isinstance(span, Pointer):
         return code(pointer(span)) if pointer else ""
     if span.style == "code":

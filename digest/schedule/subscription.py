@@ -52,6 +52,7 @@ class Subscription:
     since: datetime | None = None
     cadence: str = "daily"
     weekday: int = 0
+    workspace: str | None = None  # the Slack workspace or Discord server it was made in
 
     def __post_init__(self) -> None:
         if self.platform not in PLATFORMS:
@@ -107,6 +108,7 @@ class Subscription:
             "since": self.since.astimezone(UTC).isoformat() if self.since else None,
             "cadence": self.cadence,
             "day": self.day_name,
+            **({"workspace": self.workspace} if self.workspace is not None else {}),
         }
 
     @classmethod
@@ -124,6 +126,7 @@ class Subscription:
             since=datetime.fromisoformat(data["since"]) if data.get("since") else None,
             cadence=str(data.get("cadence") or "daily"),
             weekday=WEEKDAYS.index(str(data.get("day") or "mon")),
+            workspace=str(data["workspace"]) if data.get("workspace") else None,
         )
 
 

@@ -157,6 +157,21 @@ async def test_unknown_repository_exit_code(github: FakeGitHub, tmp_path: Path) 
     assert run.err.count("\n") == 1 and "Traceback" not in run.err
 
 
+async def test_a_repository_off_the_allow_list_exits_2_without_a_request(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """With `VLLM_REPORT_ALLOWED_REPOS`, a digest or question of another repository exits 2
+    with one line naming the list; GitHub is never asked; the default repository still works."""
+    env = {"GITHUB_API_URL": github.url, "VLLM_REPORT_ALLOWED_REPOS": "vllm-project/*"}
+    for args in (("today", "--repo", "other/repo"), ("ask", "what's new?", "--repo", "other/repo")):
+        run = await _cli(*args, env=env, tmp=tmp_path)
+        assert run.code == 2, run.err
+        assert "other/repo is not on this bot's list of allowed repositories" in run.err
+        assert run.err.count("\n") == 1 and "Traceback" not in run.err
+    assert github.requests == []
+    assert (await _cli("today", env=env, tmp=tmp_path)).code == 0
+
+
 async def test_rate_limit_exit_code_says_when_it_resets(github: FakeGitHub, tmp_path: Path) -> None:
     """An exhausted rate limit exits 4, names the reset time and suggests a token."""
     github.exhaust()

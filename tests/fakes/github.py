@@ -9,10 +9,11 @@ Usage::
         gh.requests               # every request: method, path, query, headers (no Authorization)
         repo.put_issue(row)       # change the data between requests (new ETags follow)
 
-Served: ``GET /repos/{o}/{r}``, ``/repos/{o}/{r}/issues/{n}``, ``/repos/{o}/{r}/issues`` (state,
-since, sort, direction, per_page, page), ``/repos/{o}/{r}/issues/comments`` and
-``/repos/{o}/{r}/pulls/comments`` (inline review comments; since, sort, direction, per_page,
-page) and
+Served: ``GET /repos/{o}/{r}`` (the repository, its ``private`` flag and ``visibility`` as
+``add_repo(..., private=True)`` sets them), ``/repos/{o}/{r}/issues/{n}``,
+``/repos/{o}/{r}/issues`` (state, since, sort, direction, per_page, page),
+``/repos/{o}/{r}/issues/comments`` and ``/repos/{o}/{r}/pulls/comments`` (inline review
+comments; since, sort, direction, per_page, page) and
 ``/search/issues`` (``repo:``, ``is:issue|pr``, ``created:``/``closed:``/``merged:``/``updated:``
 ranges; sort=created; 1,000 results at most), with ``Link`` pagination, weak ETags and 304s,
 ``X-RateLimit-*`` headers (core: 60 an hour without a token, 5,000 with one; search: 10 or 30 a
@@ -106,6 +107,7 @@ class FakeRepo:
     review_comments: dict[int, Row] = field(default_factory=dict)
     moved: dict[int, str] = field(default_factory=dict)  # number -> API path of its new home
     deleted: set[int] = field(default_factory=set)
+    private: bool = False  # GET /repos/{o}/{r} says so ("private", "visibility")
     version: int = 0  # bumped by every put; listings are cached per version
 
     def put_issue(self, row: Row) -> None:
@@ -223,8 +225,10 @@ class FakeGitHub:
         issues: Iterable[Row] = (),
         comments: Iterable[Row] = (),
         review_comments: Iterable[Row] = (),
+        *,
+        private: bool = False,
     ) -> FakeRepo:
-        repo = FakeRepo(name)
+        repo = FakeRepo(name, private=private)
         for row in issues:
             repo.put_issue(row)
         for row in comments:
@@ -633,7 +637,8 @@ def _repo_json(repo: FakeRepo) -> Row:
         "name": name,
         "full_name": repo.name,
         "owner": {"login": owner, "type": "Organization"},
-        "private": False,
+        "private": repo.private,
+        "visibility": "private" if repo.private else "public",
         "html_url": f"https://github.com/{repo.name}",
         "has_issues": True,
     }

@@ -133,6 +133,7 @@ class ServeParts:
     store: None = None
     github: None = None
     redis_reachable: None = None
+    access: None = None
 
 
 @asynccontextmanager

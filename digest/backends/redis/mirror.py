@@ -152,6 +152,36 @@ class RedisStore(ItemWindows):
 
         await self._guard.run("delete_items", delete)
 
+    # -- whole repositories ---------------------------------------------------------------
+
+    async def mirrored_repos(self) -> list[str]:
+        """Every repository the mirror holds anything of (a ``SCAN`` of the prefix: a rare
+        maintenance call, not a window query)."""
+        head = len(self._prefix) + 1
+
+        async def query() -> list[str]:
+            found: set[str] = set()
+            async for raw in self._redis.scan_iter(match=f"{self._prefix}{{*}}:*", count=500):
+                key = _text(raw)
+                end = key.find("}:", head)
+                if end > head:
+                    found.add(key[head:end])
+            return sorted(found)
+
+        return await self._guard.run("mirrored_repos", query)
+
+    async def drop_repo(self, repo: str) -> None:
+        """Remove every key of ``repo``: its items, comments, their indexes and sync state."""
+        keys = [self._key(repo, "items"), self._key(repo, "sync")]
+        keys += [self._key(repo, "items", column) for column in _ITEM_TIMES]
+        for kind in ("comments", "review_comments"):
+            keys += [self._key(repo, kind), self._key(repo, kind, "created_at")]
+
+        async def delete() -> None:
+            await self._redis.delete(*keys)
+
+        await self._guard.run("drop_repo", delete)
+
     # -- window queries -------------------------------------------------------------------
 
     async def _between(

@@ -359,6 +359,28 @@ class SQLiteStore(ItemWindows):
         if wanted:
             await self._run(delete)
 
+    # -- whole repositories ---------------------------------------------------------------
+
+    async def mirrored_repos(self) -> list[str]:
+        """Every repository the mirror holds anything of, by name."""
+
+        def query(conn: sqlite3.Connection) -> list[str]:
+            tables = ("sync_state", "items", "comments", "review_comments")
+            sql = " UNION ".join(f"SELECT DISTINCT repo FROM {table}" for table in tables)
+            return sorted(str(row[0]) for row in conn.execute(sql))
+
+        return await self._run(query)
+
+    async def drop_repo(self, repo: str) -> None:
+        """Remove every item, comment and the sync state of ``repo``."""
+
+        def delete(conn: sqlite3.Connection) -> None:
+            with conn:
+                for table in ("items", "comments", "review_comments", "sync_state"):
+                    conn.execute(f"DELETE FROM {table} WHERE repo = ?", (repo,))
+
+        await self._run(delete)
+
     # -- window queries -------------------------------------------------------------------
 
     async def _items_between(

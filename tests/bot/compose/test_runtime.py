@@ -112,3 +112,31 @@ async def test_sync_fresh_seconds_setting(
         clock.advance(timedelta(minutes=10))
         await runtime.core.build(runtime.core.request("today"))
     assert (len(github.requests) > made) is repeat_requests
+
+
+async def test_the_runtime_follows_only_what_may_be_followed(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Built from the settings: chat's subscribe to a private repository is refused, as is any
+    digest of it (the command line's included), before its issues are ever listed; the
+    default repository answers; a repository off ``VLLM_REPORT_ALLOWED_REPOS`` is refused
+    without a request."""
+    from bot.commands.grammar import DigestCommand, Options
+    from digest.errors import RepoRefused
+
+    github.add_repo("acme/secret", private=True)
+    settings = settings_for(github, tmp_path / "mirror.sqlite3")
+    async with build_runtime(settings, load_config(), clock=at_now) as runtime:
+        said = await _say(runtime, "subscribe repo:acme/secret")
+        assert said.startswith("acme/secret is a private repository")
+        with pytest.raises(RepoRefused, match="private"):
+            await runtime.core.digest(DigestCommand("today", options=Options(repo="acme/secret")))
+        assert not any(r.path.startswith("/repos/acme/secret/") for r in github.requests)
+        assert await _say(runtime, "today") == f"Digest: {REPO}"
+        assert await runtime.subscriptions.all_subscriptions() == []
+    listed = settings_for(github, tmp_path / "other.sqlite3", allowed_repos="vllm-project/*")
+    async with build_runtime(listed, load_config(), clock=at_now) as runtime:
+        made = len(github.requests)
+        said = await _say(runtime, "today repo:acme/secret")
+        assert "not on this bot's list of allowed repositories (allowed: vllm-project/*" in said
+        assert len(github.requests) == made

@@ -135,3 +135,25 @@ async def test_without_a_mirror_there_is_no_site_chart_or_refresh(
     made.site_url = "https://bot.example/reports/"
     services = build_services(made, load_config(), test_runtime)
     assert services.site is None and services.site_root is None and services.refresh is None
+
+
+async def test_serves_refresh_prunes_the_mirror_nobody_wants(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Built by ``build_services`` over the SQLite runtime: a refresh round syncs the default
+    repository and prunes a mirrored repository nobody follows or asked for, keeping one
+    asked for."""
+    from tests.support.store_samples import item
+
+    slack = SlackSettings(bot_token="xoxb-x", app_token="xapp-1-x")
+    made = settings_for(github, tmp_path / "m.db", slack=slack)
+    async with build_runtime(made, load_config(), clock=at_now) as runtime:
+        await runtime.store.upsert_items([item(1, "o/forgotten"), item(1, "o/asked")])
+        assert runtime.access is not None
+        await runtime.access.asked("o/asked")
+        refresh = build_services(made, load_config(), runtime).refresh
+        assert refresh is not None
+        await refresh.sync_once()
+        await refresh.prune_due()
+        assert await runtime.store.mirrored_repos() == ["o/asked", "vllm-project/vllm"]  # type: ignore[attr-defined]
+        assert refresh.counters["mirrors_pruned"] == 1

@@ -148,7 +148,7 @@ def test_thirty_day_digest_is_a_short_thread_pointing_to_the_full_lists() -> Non
     for _key, items in digest.lists:
         assert {i.number for i in items[:TOP_ENTRIES]} <= linked
         assert f"and {len(items) - TOP_ENTRIES} more" in text
-    assert text.count("https://reports.example.org/vllm-project/vllm/") == 5
+    assert text.count("](<https://reports.example.org/vllm-project/vllm/>)") == 5
 
 
 def test_answer_is_split_into_text_messages_with_its_window() -> None:

@@ -104,3 +104,24 @@ async def test_unwritable_output_is_a_configuration_error(tmp_path: Path) -> Non
         )
     assert code == 6, err
     assert f"cannot write the site to {blocker / 'site'}" in err and "Traceback" not in err
+
+
+async def test_site_build_of_a_repository_off_the_allow_list_is_refused(tmp_path: Path) -> None:
+    """With an allow-list, `site build --repo` of another repository exits 2 naming the list,
+    and GitHub is never asked."""
+    async with FakeGitHub() as github:
+        env = {"GITHUB_API_URL": github.url, "VLLM_REPORT_ALLOWED_REPOS": "vllm-project/*"}
+        code, _, err = await _cli(
+            "site",
+            "build",
+            "--repo",
+            "other/repo",
+            "--out",
+            str(tmp_path / "s"),
+            env=env,
+            tmp=tmp_path,
+        )
+        assert github.requests == []
+    assert code == 2
+    assert "other/repo is not on this bot's list of allowed repositories" in err
+    assert "vllm-project/*" in err and "Traceback" not in err

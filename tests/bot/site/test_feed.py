@@ -6,7 +6,7 @@ import dataclasses
 from datetime import timedelta
 from xml.etree import ElementTree as ET
 
-from bot.site.feed import FeedEntry, render_feed, summary_text
+from bot.site.feed import FeedEntry, render_feed, summary_html
 from tests.support.analysis_sample import build_digest, sample_analysis
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -44,18 +44,27 @@ def test_feed_lists_each_day_newest_first() -> None:
     first = entries[0]
     assert first.findtext(f"{ATOM}title") == "vLLM Development Report - 2026-01-31"
     assert first.find(f"{ATOM}link").get("href") == "https://x/2026-01-31/en/"  # type: ignore[union-attr]
-    assert first.findtext(f"{ATOM}content") == summary_text(day)
+    content = first.find(f"{ATOM}content")
+    assert content is not None and content.get("type") == "html"
+    assert content.text == summary_html(day)
+    assert content.text.startswith("<p>") and '<a href="https://github.com/' in content.text
     assert root.findtext(f"{ATOM}updated") == "2026-02-01T03:49:00Z"  # the sync, not the clock
 
 
 def test_hostile_summary_stays_text() -> None:
-    """Markup in the summary is escaped XML text, never elements."""
+    """Markup in the summary is escaped twice over (HTML inside XML text), never elements; an
+    outside address is code, never a link."""
     from digest.models import Paragraph, Section, Text
 
     day = build_digest(sample_analysis(), "zh")
-    evil = Section("summary", "x", (Paragraph((Text("<script>alert(1)</script> & ]]>"),)),))
+    hostile = "<script>alert(1)</script> & ]]> see evil.example/fix.sh"
+    evil = Section("summary", "x", (Paragraph((Text(hostile),)),))
     day = dataclasses.replace(day, sections=(evil,))
     xml = render_feed("o/r", "r", "zh", "feed.zh.xml", "./", [FeedEntry(day, "2026-01-31/zh/")])
     content = ET.fromstring(xml).find(f"{ATOM}entry/{ATOM}content")
     assert content is not None and len(content) == 0
-    assert content.text == "<script>alert(1)</script> & ]]>"
+    assert content.text == (
+        "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; ]]&gt; "
+        "see <code>evil.example/fix.sh</code></p>"
+    )
+    assert "<script" not in content.text and "<a " not in content.text

@@ -107,9 +107,10 @@ async def test_thirty_day_digest_fits(fake: FakeSlack, web_client: AsyncWebClien
 
 
 async def test_long_lists_link_the_report_site_when_it_is_configured() -> None:
-    """With the site's URL, a long window's lists point to the repository's pages there (as
-    code: no text of a digest is linked but its items and people)."""
+    """With the site's URL, a long window's lists link to the repository's pages there (the one
+    link a digest makes besides its items and people, from the configuration)."""
     digest = await synthetic_digest(8, "en")
     post = render_slack(digest, site_url="https://reports.example.org/")
     text = "\n".join(b["text"]["text"] for m in post.messages for b in m["blocks"] if "text" in b)
-    assert text.count("the full list: `https://reports.example.org/vllm-project/vllm/`") == 5
+    page = "https://reports.example.org/vllm-project/vllm/"
+    assert text.count(f"the full list: <{page}|{page}>") == 5

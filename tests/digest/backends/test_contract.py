@@ -208,3 +208,26 @@ async def test_deleted_items_leave_with_their_comments(store: Store) -> None:
     assert [i.number for i in await store.items_created(REPO, T0, at(1))] == [2]
     assert await store.items_by_number(REPO, [1]) == []
     assert [c.id for c in await store.comments_created(REPO, T0, at(1))] == [11]
+
+
+async def test_a_whole_repository_is_listed_and_dropped(store: Store) -> None:
+    """``mirrored_repos`` names every repository held; ``drop_repo`` removes one repository's
+    items, comments, review comments and sync state, and nothing of another."""
+    from digest.mirror.pruning import Prunable
+
+    assert isinstance(store, Prunable)
+    assert await store.mirrored_repos() == []
+    for repo in (REPO, OTHER):
+        await store.upsert_items([item(1, repo), item(2, repo, closed_at=at(1))])
+        await store.upsert_comments([comment(10, repo), review_comment(20, repo)])
+        await store.set_sync_state(repo, SyncState(synced_at=at(3)))
+    assert await store.mirrored_repos() == sorted([REPO, OTHER])
+    await store.drop_repo(OTHER)
+    assert await store.mirrored_repos() == [REPO]
+    assert await store.items_by_number(OTHER, [1, 2]) == []
+    assert await store.items_closed(OTHER, at(-1), at(5)) == []
+    assert await store.comments_created(OTHER, at(-10), at(10)) == []
+    assert await store.get_sync_state(OTHER) == SyncState()
+    assert len(await store.items_by_number(REPO, [1, 2])) == 2
+    assert len(await store.comments_created(REPO, at(-10), at(10))) == 2
+    assert (await store.get_sync_state(REPO)).synced_at == at(3)

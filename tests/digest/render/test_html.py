@@ -7,7 +7,17 @@ from html.parser import HTMLParser
 
 import pytest
 
-from digest.models import BulletList, Digest, ItemRef, Paragraph, Section, Subheading, Text, UserRef
+from digest.models import (
+    BulletList,
+    Digest,
+    ItemRef,
+    Link,
+    Paragraph,
+    Section,
+    Subheading,
+    Text,
+    UserRef,
+)
 from digest.render.charts import activity_chart, render_svg
 from digest.render.html import (
     DayEntry,
@@ -16,6 +26,7 @@ from digest.render.html import (
     RepoIndex,
     anchor,
     first_sentence,
+    render_blocks,
     render_repo_index,
     render_report,
     render_search,
@@ -246,3 +257,25 @@ def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
     """The page says the role of the people a hot discussion names."""
     html = render_report(build_digest(sample_analysis(), lang), NAV)
     assert f">@mgoin</a>{said}" in html
+
+
+def test_blocks_fragment_links_items_and_people_only() -> None:
+    """A fragment of blocks (a feed entry's content): items, people and the site link are
+    links; text is escaped and an outside address is code."""
+    blocks = (
+        Paragraph(
+            (
+                ItemRef(1, "https://github.com/o/r/pull/1", "Fix <b>"),
+                Text(" by "),
+                UserRef("ann", "https://github.com/ann"),
+                Text(" — see evil.example/x"),
+            )
+        ),
+        BulletList(((Link("https://reports.example.org/o/r/", "all"),),)),
+    )
+    html = render_blocks(blocks)
+    item = '<a href="https://github.com/o/r/pull/1" rel="noopener">#1 Fix &lt;b&gt;</a>'
+    assert html.startswith(f"<p>{item}")
+    assert '<a href="https://github.com/ann" rel="noopener">@ann</a>' in html
+    assert "<code>evil.example/x</code>" in html
+    assert '<li><a href="https://reports.example.org/o/r/" rel="noopener">all</a></li>' in html

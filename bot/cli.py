@@ -46,7 +46,9 @@ the chat grammar works here too: vllm-report help, vllm-report topic rocm week,
 other commands:
   vllm-report ask "what's new in ROCm?"   a short linked answer
   vllm-report serve                       run the Slack/Discord bot and the daily posts
+  vllm-report mcp [--http PORT]           the tools for coding agents (Model Context Protocol)
   vllm-report site build --days 30        the static report website (see site build -h)
+  vllm-report mirror backfill --since first   mirror a repository's whole history ahead
   vllm-report subscriptions export        the stored subscriptions, as the YAML file's entries
   vllm-report subscriptions import FILE   store a YAML file's subscriptions (a backup)
 exit codes: 0 ok, 1 internal error, 2 bad command or window, 3 repository not found,
@@ -153,6 +155,24 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
     parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def _mcp_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-report mcp",
+        description="Serve the digest, questions and items as Model Context Protocol tools: "
+        "over stdin/stdout (for an MCP client that starts it), or with --http over the "
+        "streamable HTTP transport on 127.0.0.1.",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="PORT",
+        type=int,
+        help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio",
+    )
+    parser.add_argument("--config", metavar="FILE", help="YAML configuration file")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return parser
 
 
@@ -353,6 +373,55 @@ async def _run_ask(
     out.write(text if text.endswith("\n") else text + "\n")
 
 
+async def _run_mcp(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> None:
+    from bot.compose.mcp import mcp_server
+
+    if args.http is not None and not 0 < args.http < 65536:
+        from bot.commands.grammar import UsageError
+
+        raise UsageError(f"--http takes a port from 1 to 65535, not {args.http}")
+    async with _runtime(settings, config) as runtime:
+        from bot.mcp.server import serve
+
+        await serve(
+            mcp_server(runtime, version=_version(), verbose=args.verbose), http_port=args.http
+        )
+
+
+async def _run_mirror(
+    args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
+) -> int:
+    import asyncio
+
+    from bot.commands.following import allow_list
+    from bot.mirror_cli import outcome, repo_of, run_backfill, since_of
+    from digest.mirror.backfill import Backfill
+
+    repo = repo_of(args.repo, config.default_repo)
+    since = since_of(args.since)
+    allow = allow_list(settings, config)
+    if not allow.allows(repo):
+        raise RepoRefused(repo, "not_allowed", allowed=allow.shown())
+    async with _runtime(settings, config) as runtime:
+        backfill = Backfill(
+            runtime.github,
+            runtime.store,
+            clock=runtime.clock,
+            sleep=asyncio.sleep,
+            web_url=settings.github.web_url,
+        )
+        result, start = await run_backfill(
+            backfill, runtime.github, repo, since, wait=args.wait, err=err
+        )
+    if result.complete:
+        out.write(outcome(repo, start, result))
+        return EXIT_OK
+    err.write(f"vllm-report: {outcome(repo, start, result)}")
+    return EXIT_RATE_LIMITED
+
+
 async def _run_site(
     args: argparse.Namespace, settings: Settings, config: AppConfig, out: TextIO, err: TextIO
 ) -> None:
@@ -392,10 +461,21 @@ def main(
             _logging(site_args.verbose, err)
             _run(_run_site(site_args, *_settings(site_args, err), out, err))
             return EXIT_OK
+        if command == "mirror":
+            from bot.mirror_cli import mirror_parser
+
+            margs = mirror_parser().parse_args(args_list[1:])
+            _logging(margs.verbose, err)
+            return _run_code(_run_mirror(margs, *_settings(margs, err), out, err))
         if command == "subscriptions" and args_list[1:2] in (["export"], ["import"], ["-h"]):
             bargs = _subscriptions_parser().parse_args(args_list[1:])
             _logging(bargs.verbose, err)
             _run(_run_subscriptions(bargs, *_settings(bargs, err), out, err))
+            return EXIT_OK
+        if command == "mcp":
+            margs = _mcp_parser().parse_args(args_list[1:])
+            _logging(margs.verbose, err)
+            _run(_run_mcp(margs, *_settings(margs, err), out, err))
             return EXIT_OK
         if command == "ask":
             aargs = _ask_parser().parse_args(args_list[1:])
@@ -450,21 +530,22 @@ def _failed(exc: Exception, err: TextIO) -> int:
     from bot.commands import messages
     from bot.commands.grammar import UsageError
 
-    if isinstance(exc, UsageError):
-        err.write(f"vllm-report: {exc} (see vllm-report --help)\n")
-        return EXIT_USAGE
-    if isinstance(exc, DigestError):
-        err.write(f"vllm-report: {messages.error_text(exc)}\n")
-        return exit_code(exc)
-    log.debug("cli.failed", exc_info=True)
-    err.write(f"vllm-report: internal error ({type(exc).__name__}); run with -v for details\n")
-    return EXIT_INTERNAL
+    if not isinstance(exc, UsageError | DigestError):
+        log.debug("cli.failed", exc_info=True)
+    err.write(f"vllm-report: {messages.command_line_error(exc)}\n")
+    return exit_code(exc)
 
 
 def _run(work: Coroutine[Any, Any, None]) -> None:
     import asyncio
 
     asyncio.run(work)
+
+
+def _run_code(work: Coroutine[Any, Any, int]) -> int:
+    import asyncio
+
+    return asyncio.run(work)
 
 
 def _logging(verbose: bool, err: TextIO, *, json_lines: bool = False) -> None:

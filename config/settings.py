@@ -24,7 +24,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from digest.errors import BadWindow, ConfigError
 from digest.github.allow_list import valid_pattern
 from digest.github.names import valid_repo
+from digest.github.reserve import DEFAULT_SHARE
 from digest.models import Lang, Organisation, Topic
+from digest.state.limiter import Rate
 from digest.windows import parse_day_start, zone
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ class GitHubSettings(BaseSettings):
     timeout: Positive = 20.0
     max_retries: int = Field(default=3, ge=0, le=20)
     backfill_days: int = Field(default=14, ge=1, le=366)
+    # the share of the hourly limit that commands, questions and clicks leave to the daily posts
+    reserve_share: float = Field(default=DEFAULT_SHARE, ge=0, lt=1)
 
 
 class SlackSettings(BaseSettings):
@@ -83,6 +87,78 @@ class LLMSettings(BaseSettings):
     section_tokens: int = Field(default=6000, ge=1)
     digest_tokens: int = Field(default=28000, ge=1)
     max_output_tokens: int = Field(default=1200, ge=1)
+    max_calls: int = Field(default=16, ge=1, le=1024)  # model requests at once, per process
+
+
+def _rate(value: str) -> str:
+    Rate.parse(value)  # raises ValueError, which names the variable
+    return value
+
+
+class LimitSettings(BaseSettings):
+    """Rate limits of chat work, each ``COUNT/PERIOD`` (``10/10m``, ``30/h``) or ``off``: per
+    member (``_per_user``) and per channel, for digests, questions and button clicks."""
+
+    model_config = _env("VLLM_REPORT_LIMIT_")
+    digests_per_user: str = "10/10m"
+    digests_per_channel: str = "30/10m"
+    questions_per_user: str = "20/10m"
+    questions_per_channel: str = "60/10m"
+    buttons_per_user: str = "30/10m"
+    buttons_per_channel: str = "60/10m"
+
+    check_rates = field_validator(
+        "digests_per_user",
+        "digests_per_channel",
+        "questions_per_user",
+        "questions_per_channel",
+        "buttons_per_user",
+        "buttons_per_channel",
+    )(_rate)
+
+    def rules(self, file: LimitsConfig | None = None) -> dict[tuple[str, str], Rate]:
+        """The limiter's rules: (kind, scope) to rate, the ``off`` ones left out. A rate the
+        environment does not set comes from the configuration file's ``limits:`` when it has
+        one, else its default."""
+        found: dict[tuple[str, str], Rate] = {}
+        kinds = (("digest", "digests"), ("question", "questions"), ("button", "buttons"))
+        for kind, field in kinds:
+            for scope in ("user", "channel"):
+                name = f"{field}_per_{scope}"
+                text = getattr(self, name)
+                if name not in self.model_fields_set and file is not None:
+                    text = getattr(file, name) or text
+                rate = Rate.parse(text)
+                if rate is not None:
+                    found[(kind, scope)] = rate
+        return found
+
+
+_LIMIT_FIELDS = (
+    "digests_per_user",
+    "digests_per_channel",
+    "questions_per_user",
+    "questions_per_channel",
+    "buttons_per_user",
+    "buttons_per_channel",
+)
+
+
+class LimitsConfig(BaseModel):
+    """The configuration file's ``limits:``, each as ``VLLM_REPORT_LIMIT_*`` (which wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    digests_per_user: str | None = None
+    digests_per_channel: str | None = None
+    questions_per_user: str | None = None
+    questions_per_channel: str | None = None
+    buttons_per_user: str | None = None
+    buttons_per_channel: str | None = None
+
+    @field_validator(*_LIMIT_FIELDS)
+    @classmethod
+    def _rate(cls, value: str | None) -> str | None:
+        return None if value is None else _rate(value)
 
 
 class RedisSettings(BaseSettings):
@@ -102,6 +178,7 @@ class Settings(BaseSettings):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
     db: str = str(Path.home() / ".cache" / "vllm-report" / "mirror.sqlite3")
     config: str | None = None
     log_json: bool = False
@@ -116,6 +193,7 @@ class Settings(BaseSettings):
     sync_fresh_seconds: float = Field(default=60.0, ge=0)
     # digests a process keeps in memory, compressed, least recently used evicted (0: none)
     digest_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    max_builds: int = Field(default=4, ge=1, le=256)  # digests built at once, per process
     site_url: str | None = None  # the report website's public URL (feeds, links from chat)
     site_dir: str | None = None  # where `site build` and `serve` write the report website
     # What may be followed: the allow-list (owner/name or owner/*, comma-separated; overrides
@@ -236,6 +314,7 @@ class AppConfig(BaseModel):
     # extra glossary entries (an English term -> its Chinese name), over digest's own
     glossary: dict[str, str] = {}
     subscriptions: list[SubscriptionConfig] = []
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)  # rate limits of chat work
 
     @field_validator("allowed_repos")
     @classmethod
@@ -333,6 +412,7 @@ _SECTIONS: tuple[type[BaseSettings], ...] = (
     SlackSettings,
     DiscordSettings,
     LLMSettings,
+    LimitSettings,
     RedisSettings,
     Settings,
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -55,11 +57,14 @@ async def load_window(
 
     When the mirror is complete from ``covered_from`` on, the data also carries the previous
     window (for follow-ups) and, when it reaches back that far, the items of the 7 windows
-    before (for rising themes).
+    before (for rising themes). Every item is as it stood at the window's end, its later
+    merge or close in ``later`` (:func:`digest.analysis.fates.at_end`).
     """
+    from digest.analysis.fates import at_end  # not needed for a digest from the cache
+
     data = await _load(store, repo, window, repo_url, synced_at)
     if covered_from is None:
-        return data
+        return at_end(data)
     length = window.end - window.start
     previous: WindowData | None = None
     if covered_from <= window.start - length:
@@ -77,7 +82,7 @@ async def load_window(
             ):
                 found.update((item.number, item) for item in batch)
             history.append(tuple(found[n] for n in sorted(found)))
-    return replace(data, previous=previous, history=tuple(history))
+    return at_end(replace(data, previous=previous, history=tuple(history)))
 
 
 async def _load(
@@ -102,6 +107,37 @@ async def _load(
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
 
 
+DEFAULT_BUILDS = 4
+# the notes of a sync the rate limit stopped (digest.mirror.sync): the digest is behind
+BEHIND_NOTES = frozenset({"sync.behind", "sync.unsearched", "sync.resets"})
+
+
+class BuildSlots:
+    """At most ``limit`` digest builds at once in a process, shared by its builders."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a cap of builds must be positive, not {limit}")
+        self.limit = limit
+        self.running = 0
+        self.peak = 0  # the most builds that ran at once
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._loop is not loop:
+            self._slots, self._loop = asyncio.Semaphore(self.limit), loop
+        async with self._slots:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            try:
+                yield
+            finally:
+                self.running -= 1
+
+
 def completion_note(completion: Completion, lang: Lang) -> str:
     """When a digest the rate limit left incomplete can be complete, in ``lang``."""
     when = completion.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -119,13 +155,20 @@ class DigestBuilder:
         writers: Mapping[str, Writer],
         clock: Callable[[], datetime],
         web_url: str = "https://github.com",
+        slots: BuildSlots | None = None,
     ) -> None:
         self._store = store
+        self._slots = slots or BuildSlots(DEFAULT_BUILDS)
         self._sync = sync
         self._writers = writers
         self._clock = clock
         self._web_url = web_url.rstrip("/")
         self.builds = 0
+
+    @property
+    def slots(self) -> BuildSlots:
+        """The cap on builds at once this builder shares."""
+        return self._slots
 
     @property
     def writer_names(self) -> Sequence[str]:
@@ -135,8 +178,13 @@ class DigestBuilder:
         """Sync, analyse and write the digest that ``request`` describes.
 
         ``synced`` is the result of the sync its caller has just run for the request (the
-        service's); without it the builder runs its own sync, if it has one.
+        service's); without it the builder runs its own sync, if it has one. At most
+        ``slots.limit`` builds run at once; the others wait their turn.
         """
+        async with self._slots.slot():
+            return await self._build(request, synced)
+
+    async def _build(self, request: DigestRequest, synced: SyncResult | None) -> Digest:
         writer = self._writers.get(request.writer)
         if writer is None:
             raise ConfigError(
@@ -144,6 +192,7 @@ class DigestBuilder:
                 f"(available: {', '.join(self._writers) or 'none'})"
             )
         notes: list[str] = []
+        behind = False
         synced_at: datetime | None = None
         covered: datetime | None = None
         if synced is None and self._sync is not None:
@@ -151,6 +200,9 @@ class DigestBuilder:
         if synced is not None:
             synced_at, covered = synced.synced_at, synced.covered_from
             notes.extend(note.text(request.lang) for note in synced.notes)
+            behind = synced.completion is not None or any(
+                note.key in BEHIND_NOTES for note in synced.notes
+            )
             if synced.completion is not None:
                 notes.append(completion_note(synced.completion, request.lang))
         else:
@@ -161,9 +213,15 @@ class DigestBuilder:
             self._store, request.repo, request.window, repo_url, synced_at, covered_from=covered
         )
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
+        from digest.analysis.fates import noted
 
-        analysis = analyze(
-            data, request.topics, organisations=request.organisations, glossary=request.glossary
+        # the analysis is plain computation: off the event loop, which goes on serving
+        analysis = await asyncio.to_thread(
+            analyze,
+            data,
+            request.topics,
+            organisations=request.organisations,
+            glossary=request.glossary,
         )
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
@@ -173,7 +231,7 @@ class DigestBuilder:
             window=request.window,
             lang=request.lang,
             counts=analysis.counts,
-            sections=written.sections,
+            sections=noted(written.sections, data.later, request.window, request.lang),
             generated_at=self._clock(),
             synced_at=synced_at,
             repo_url=repo_url,
@@ -181,6 +239,8 @@ class DigestBuilder:
             usage=written.usage,
             notes=tuple(notes),
             lists=analysis.lists.pairs(),
+            later=data.later,
+            behind=behind,
         )
         log.info(
             "digest.built",

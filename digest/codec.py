@@ -32,6 +32,7 @@ from digest.models import (
     ItemRef,
     ItemState,
     Lang,
+    Later,
     Link,
     Paragraph,
     Pointer,
@@ -139,6 +140,8 @@ def encode_digest(digest: Digest) -> str:
         },
         "notes": list(digest.notes),
         "lists": [[key, [_item(i) for i in items]] for key, items in digest.lists],
+        "later": [[f.number, f.event, to_micros(f.at), f.reason, f.is_pr] for f in digest.later],
+        "behind": digest.behind,
     }
     return json.dumps(payload, separators=(",", ":"))
 
@@ -257,7 +260,12 @@ def decode_digest(text: str | bytes) -> Digest:
             usage=Usage(**data["usage"]),
             notes=tuple(data["notes"]),
             lists=tuple((key, tuple(_read_item(i) for i in items)) for key, items in data["lists"]),
+            later=tuple(
+                Later(number, event, from_micros(at), reason, is_pr)
+                for number, event, at, reason, is_pr in data.get("later", ())
+            ),
             schema_version=data["schema_version"],
+            behind=bool(data.get("behind", False)),
         )
     except CodecError:
         raise

@@ -296,6 +296,18 @@ def cited_numbers(blocks: tuple[Block, ...]) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class Later:
+    """What became of an item after its digest's window closed: ``merged`` or ``closed`` (for
+    a closed issue, its ``reason``: ``completed``, ``not_planned``, ``duplicate``) at ``at``."""
+
+    number: int
+    event: str  # "merged" | "closed"
+    at: datetime
+    reason: str | None = None
+    is_pr: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens used by a model-written digest."""
 
@@ -326,6 +338,11 @@ class Digest:
     # the appendix lists by key (new_issues, closed_issues, new_prs, merged_prs,
     # closed_unmerged_prs), each sorted by number; empty when the builder did not attach them
     lists: tuple[tuple[str, tuple[Item, ...]], ...] = ()
+    # the items the digest shows that were merged or closed after the window closed (they are
+    # shown as they stood at its end, with this fate as a note), by number
+    later: tuple[Later, ...] = ()
+    # built from a sync the rate limit stopped: a daily post of it is corrected once complete
+    behind: bool = False
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

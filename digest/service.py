@@ -101,7 +101,8 @@ class _Memo:
     def __contains__(self, key: str) -> bool:
         return key in self._entries
 
-    def get(self, key: str) -> Digest | None:
+    def packed(self, key: str) -> bytes | None:
+        """The compressed encoding of the digest under ``key``, while it is kept."""
         entry = self._entries.get(key)
         if entry is None:
             return None
@@ -110,7 +111,11 @@ class _Memo:
             self._drop(key)
             return None
         self._entries.move_to_end(key)
-        return decode_digest(zlib.decompress(packed))
+        return packed
+
+    def get(self, key: str) -> Digest | None:
+        packed = self.packed(key)
+        return None if packed is None else _unpack(packed)
 
     def put(self, key: str, encoded: str, ttl: timedelta) -> None:
         if self._budget <= 0:
@@ -129,6 +134,10 @@ class _Memo:
         entry = self._entries.pop(key, None)
         if entry is not None:
             self.size -= len(entry[2])
+
+
+def _unpack(packed: bytes) -> Digest:
+    return decode_digest(zlib.decompress(packed))
 
 
 class DigestService:
@@ -232,9 +241,11 @@ class DigestService:
             synced_at is not None and request.window.end <= synced_at
         )
         ttl = self._closed_ttl if closed else self._live_ttl
-        if (remembered := self._memo.get(key)) is not None:
+        # Encoding, decoding and compressing a long window's digest take a good part of a
+        # second: off the event loop, which goes on serving.
+        if (packed := self._memo.packed(key)) is not None:
             self._flight.stats.found += 1
-            return remembered
+            return await asyncio.to_thread(_unpack, packed)
 
         encoded: list[str] = []  # the digest's encoded form, once read or written here
 
@@ -243,7 +254,7 @@ class DigestService:
             if raw is None:
                 return None
             try:
-                found = decode_digest(raw)
+                found = await asyncio.to_thread(decode_digest, raw)
             except CodecError as exc:
                 log.warning("digest.cache_unreadable", extra={"key": key, "error": str(exc)})
                 return None
@@ -251,7 +262,7 @@ class DigestService:
             return found
 
         async def publish(digest: Digest) -> None:
-            encoded.append(encode_digest(digest))
+            encoded.append(await asyncio.to_thread(encode_digest, digest))
             await self._state.set(key, encoded[-1], self._keep_for(digest, ttl))
 
         if sync_error is not None:
@@ -264,7 +275,7 @@ class DigestService:
             key, f"lock:{key}", lookup, lambda: self._builder.build(request, synced), publish
         )
         if key not in self._memo:  # tasks sharing this flight find it there
-            payload = encoded[-1] if encoded else encode_digest(digest)
+            payload = encoded[-1] if encoded else await asyncio.to_thread(encode_digest, digest)
             self._memo.put(key, payload, self._keep_for(digest, ttl))
         return digest
 

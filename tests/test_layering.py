@@ -120,7 +120,7 @@ def crossings(package: str = "digest") -> list[str]:
 BOT_FLOORS: tuple[tuple[str, ...], ...] = (
     ("connection", "listen"),
     ("commands",),
-    ("slack", "discord", "site", "ask_cli"),
+    ("slack", "discord", "site", "ask_cli", "mcp", "mirror_cli"),
     ("process",),
     ("compose",),
     ("cli",),

@@ -46,6 +46,7 @@ def test_every_environment_setting_is_documented() -> None:
     from config.settings import (
         DiscordSettings,
         GitHubSettings,
+        LimitSettings,
         LLMSettings,
         RedisSettings,
         Settings,
@@ -58,6 +59,7 @@ def test_every_environment_setting_is_documented() -> None:
         SlackSettings,
         DiscordSettings,
         LLMSettings,
+        LimitSettings,
         RedisSettings,
         Settings,
     ):
@@ -68,3 +70,37 @@ def test_every_environment_setting_is_documented() -> None:
             names.append(f"{prefix}{field}".upper())
     missing = [name for name in names if name not in README]
     assert missing == []
+
+
+def test_the_mcp_client_snippet_runs_the_mcp_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's MCP client configuration starts `vllm-report mcp`, which has `--http`."""
+    import json
+
+    (block,) = re.findall(r"```json\n(.*?)```", README, re.S)
+    server = json.loads(block)["mcpServers"]["vllm-report"]
+    assert server["command"] == "vllm-report" and server["args"] == ["mcp"]
+    assert main([*server["args"], "--help"]) == 0
+    assert "--http PORT" in capsys.readouterr().out
+
+
+async def test_the_mcp_tools_and_arguments_are_the_servers() -> None:
+    """Every tool of the README's MCP table exists with exactly the arguments it lists."""
+    from datetime import UTC, datetime
+
+    from bot.mcp import ReportTools
+    from bot.mcp.server import build_server
+
+    section = README.split("## MCP server for coding agents", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \|", section, re.M)
+    documented = {name: re.findall(r"`(\w+)`(?: \(|,|$)", args) for name, args in rows}
+    tools = ReportTools(
+        core=None,  # type: ignore[arg-type]
+        store=None,  # type: ignore[arg-type]
+        sync=None,  # type: ignore[arg-type]
+        config=load_config(),
+        clock=lambda: datetime.now(UTC),
+    )
+    listed = await build_server(tools).list_tools()
+    assert {t.name: sorted(t.input_schema["properties"]) for t in listed} == {
+        name: sorted(args) for name, args in documented.items()
+    }

@@ -120,6 +120,7 @@ class Caller:
     timezone: Callable[[], Awaitable[str | None]] = _unknown
     can_manage_workspace: Callable[[], Awaitable[bool]] = _refused
     fallback_locale: str | None = None  # Discord's guild_locale
+    user: str | None = None  # who asked, for their rate limits
 
 
 def locale_lang(locale: str | None) -> Lang | None:

@@ -18,7 +18,11 @@ from digest.errors import (
     SourceUnavailable,
     StateUnavailable,
 )
+from digest.github.reserve import BudgetReserved
+from digest.i18n import counts_line
+from digest.i18n.limits import correction_text, refusal_text, reserve_text
 from digest.models import Digest, Lang
+from digest.state.limiter import Limited
 from digest.windows import format_moment, format_window
 
 if TYPE_CHECKING:
@@ -105,6 +109,11 @@ LATE_POST = {
 }
 
 
+def correction(digest: Digest) -> str:
+    """The correction of a daily post that went out behind: the complete figures."""
+    return correction_text(counts_line(digest.counts, digest.lang), digest.lang)
+
+
 def managers_only(platform: Platform) -> str:
     """The refusal of a subscription change, naming who counts as a channel manager."""
     return (
@@ -148,6 +157,10 @@ def error_text(
             f"I couldn't find {error.what} on GitHub. "
             "Check the owner/name spelling (and that it is public)."
         )
+    if isinstance(error, Limited):
+        return refusal_text(error.refusal, error.lang, now)
+    if isinstance(error, BudgetReserved):
+        return reserve_text(error.reset_at, error.lang, now)
     if isinstance(error, RateLimited):
         return rate_limited(error, now)
     if isinstance(error, SourceUnavailable):
@@ -159,6 +172,23 @@ def error_text(
     if isinstance(error, DigestError):
         return f"Couldn't build the digest: {error}."
     return INTERNAL
+
+
+def command_line_error(error: BaseException, now: datetime | None = None) -> str:
+    """The line the command line prints for ``error`` (after ``vllm-report: ``); the MCP
+    tools return the same words."""
+    if isinstance(error, UsageError):
+        return f"{error} (see vllm-report --help)"
+    if isinstance(error, DigestError):
+        return error_text(error, now)
+    return f"internal error ({type(error).__name__}); run with -v for details"
+
+
+SYNCING = "Fetching {repo} from GitHub for {window}; a first fetch can take a minute."
+STILL_SYNCING = "Still fetching {repo} from GitHub ({seconds} s so far)."
+SYNCED = "Fetched {repo} from GitHub."
+STILL_WORKING = "Still working on {repo} ({seconds} s so far)."
+DONE = "Done."
 
 
 _DAY_WORDS = {

@@ -26,7 +26,9 @@ BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 
 def config_fingerprint(config: AppConfig) -> str:
     """A short hash of the configuration, so cached digests follow configuration changes."""
-    text = json.dumps(config.model_dump(mode="json", exclude={"subscriptions"}), sort_keys=True)
+    text = json.dumps(
+        config.model_dump(mode="json", exclude={"subscriptions", "limits"}), sort_keys=True
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -9,6 +9,7 @@ from bot.process.refresh import MirrorSync
 from digest.builder import DigestBuilder
 from digest.schedule.command_threads import CommandThreads
 from digest.schedule.scheduler import Scheduler
+from digest.state.limiter import Limiter
 
 _SCHEDULER_COUNTERS = (
     ("daily_digests_built", "digests_built", "Digest builds requested by the daily scheduler."),
@@ -58,6 +59,7 @@ def register_metrics(
     sync: MirrorSync | None,
     errors: ErrorCounter | None,
     front_ends: tuple[str, ...],
+    limiter: Limiter | None = None,
 ) -> None:
     """Register every counter and gauge of ``/metrics`` on ``m``, each reading its owner."""
     m.counter(
@@ -103,6 +105,21 @@ def register_metrics(
         "errors",
         "Error records logged by the process.",
         lambda: errors.count if errors else 0.0,
+    )
+    m.gauge(
+        "builds_running",
+        "Digests being built now (at most VLLM_REPORT_MAX_BUILDS).",
+        lambda: float(builder.slots.running),
+    )
+    m.counter(
+        "limit_refusals",
+        "Digests, questions and clicks a rate limit refused.",
+        lambda: float(limiter.refused) if limiter else 0.0,
+    )
+    m.counter(
+        "posts_corrected",
+        "Daily posts that went out behind and were corrected in their thread.",
+        lambda: float(sched.corrections.counters["posts_corrected"]) if sched.corrections else 0.0,
     )
     m.gauge(
         "front_ends",

@@ -27,6 +27,7 @@ from digest.schedule.command_threads import CommandThreads, ThreadPost
 from digest.schedule.scheduler import PartFn
 from digest.schedule.subscription import Subscription
 from digest.state.base import SharedState
+from digest.state.limiter import Limiter
 
 if TYPE_CHECKING:
     from bot.discord.app import ReportClient
@@ -64,6 +65,24 @@ class DailyPoster:
             raise PlatformUnavailable(f"{subscription.platform} is not configured here")
         content = messages.daily_post(digest, late=late, quiet=quiet)
         await post(subscription.channel, content, done, part_sent)
+
+
+class DailyCorrector:
+    """The scheduler's ``correct``: the correction of a daily post that went out behind, in
+    its thread (under the parent ``parent``), by its platform's poster of command threads."""
+
+    def __init__(self, posts: Mapping[str, ThreadPost]) -> None:
+        self._posts = dict(posts)
+
+    async def __call__(self, subscription: Subscription, digest: Digest, parent: str) -> None:
+        post = self._posts.get(subscription.platform)
+        if post is None:
+            raise PlatformUnavailable(f"{subscription.platform} is not configured here")
+
+        async def nothing(index: int, message_id: str) -> None:
+            return None
+
+        await post(subscription.channel, None, messages.correction(digest), (parent,), nothing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +144,7 @@ class ChatParts:
     threads: CommandThreads  # the journal of the command threads, as they go out
     site_url: str | None = None
     extras: ChatExtras | None = None  # the day's chart and page link
+    limiter: Limiter | None = None  # the rate limits of members and channels
 
     def buttons(self, token: SecretStr) -> DigestButtons:
         """The digest buttons, signed with a key derived from the platform's ``token``."""
@@ -176,6 +196,7 @@ def slack_front_end(
         directory=chat.directory,
         chart=chart,
         threads=chat.threads,
+        limiter=chat.limiter,
     )
     app = build_slack_app(bot, client, signing_secret=signing)
     app_token = settings.slack.app_token if chosen.slack == "socket" else None
@@ -222,6 +243,7 @@ def discord_front_end(
         buttons=buttons,
         chart=chart,
         threads=chat.threads,
+        limiter=chat.limiter,
     )
     client = build_discord_client(front, settings.discord)
     daily = DiscordDaily(

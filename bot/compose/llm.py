@@ -34,6 +34,9 @@ def llm_writers(
         base_url=llm.base_url, api_key=key, timeout=llm.timeout, max_retries=llm.max_retries
     )
     stack.push_async_callback(client.close)
+    from digest.llm.client import cap_calls
+
+    cap_calls(client, llm.max_calls)  # the writer's and the answerer's requests together
     writer = LLMWriter(
         client,
         llm.model,

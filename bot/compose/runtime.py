@@ -29,8 +29,9 @@ from config.settings import (
     warn_unknown_variables,
 )
 from digest.analysis.hot import HOT_LIMIT, MIN_COMMENTS
+from digest.analysis.types import HISTORY_WINDOWS
 from digest.backends.sqlite.state import SQLiteState
-from digest.builder import DigestBuilder
+from digest.builder import BuildSlots, DigestBuilder
 from digest.errors import ConfigError
 from digest.github.client import GitHubClient
 from digest.github.retry import RetryPolicy
@@ -123,6 +124,7 @@ async def build_runtime(
             policy=RetryPolicy(attempts=max(1, gh.max_retries + 1)),
             sleep=sleep,
             clock=clock,
+            reserve=gh.reserve_share,
         )
         storage = await build_storage(settings, stack, clock)
         store, state, local_store = storage.store, storage.state, storage.local
@@ -139,6 +141,7 @@ async def build_runtime(
                 web_url=gh.web_url,
                 discussed=HOT_LIMIT,
                 min_comments=MIN_COMMENTS,
+                reach_windows=HISTORY_WINDOWS,
             )
             guarded = GuardedSync(syncer, access, trusted=own)
             return SyncGate(guarded, shared, clock, fresh_for=fresh)
@@ -149,8 +152,9 @@ async def build_runtime(
         llm_writer, answerer = llm_writers(settings, stack, template)
         if llm_writer is not None:
             writers["llm"] = llm_writer
+        slots = BuildSlots(settings.max_builds)  # shared by the builder and its fallback
         builder = DigestBuilder(
-            store=store, sync=gate, writers=writers, clock=clock, web_url=gh.web_url
+            store=store, sync=gate, writers=writers, clock=clock, web_url=gh.web_url, slots=slots
         )
         fallback = None
         mirror: Store = store  # what questions read and the background sync refreshes
@@ -160,7 +164,12 @@ async def build_runtime(
             stack.push_async_callback(local_state.close)
             local_gate = gate_for(local_store, local_state)
             fallback = DigestBuilder(
-                store=local_store, sync=local_gate, writers=writers, clock=clock, web_url=gh.web_url
+                store=local_store,
+                sync=local_gate,
+                writers=writers,
+                clock=clock,
+                web_url=gh.web_url,
+                slots=slots,
             )
             mirror = FailoverStore(store, local_store)
             mirror_sync = FailoverSync(gate, local_gate)

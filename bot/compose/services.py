@@ -25,6 +25,7 @@ from bot.compose.counters import register_metrics
 from bot.compose.front_ends import (
     ChannelPost,
     ChatParts,
+    DailyCorrector,
     DailyPoster,
     discord_front_end,
     http_limits,
@@ -50,6 +51,7 @@ from digest.schedule.command_threads import CommandThreads, OpenThread, ThreadPo
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PostFn, Scheduler
 from digest.state.base import SharedState
+from digest.state.limiter import Limiter
 from digest.windows import format_window
 
 if TYPE_CHECKING:
@@ -124,6 +126,7 @@ def build_services(
     core = runtime.core
     owner = uuid.uuid4().hex[:12]  # this replica, in the ledger's claims
     journal = CommandThreads(runtime.ledger, clock=clock, owner=owner)
+    limiter = Limiter(runtime.state, settings.limits.rules(config.limits), clock)
     chat = ChatParts(
         core=core,
         state=runtime.state,
@@ -133,6 +136,7 @@ def build_services(
         threads=journal,
         site_url=settings.site_url,
         extras=_chat_extras(settings, config, runtime),
+        limiter=limiter,
     )
     slack = slack_front_end(settings, chosen, chat, pace_s=slack_pace_s, ping_s=slack_ping_s)
     discord = discord_front_end(settings, chosen, chat)
@@ -163,11 +167,19 @@ def build_services(
         grace=timedelta(hours=settings.schedule_grace_hours),
         owner=owner,
         platforms=tuple(daily_posts),
+        correct=DailyCorrector(thread_posts),
     )
     refresh = _refresh(settings, config, runtime, clock)
     registry = metrics or Metrics()
     register_metrics(
-        registry, runtime.builder, scheduler, journal, refresh, errors, chosen.front_ends
+        registry,
+        runtime.builder,
+        scheduler,
+        journal,
+        refresh,
+        errors,
+        chosen.front_ends,
+        limiter=limiter,
     )
     discord_token = settings.discord.token if discord is not None else None
     return Services(

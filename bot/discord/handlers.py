@@ -19,6 +19,7 @@ from bot.commands.dispatch import (
     Dispatcher,
     Failed,
     Outcome,
+    RateLimiter,
     Reply,
     SubscriptionCommand,
     granted,
@@ -79,6 +80,7 @@ def interaction_caller(interaction: Interaction) -> Caller:
         locale=_known(str(interaction.locale.value) if interaction.locale else None),
         can_manage_workspace=granted(interaction.guild_id is not None and permissions.manage_guild),
         fallback_locale=str(guild_locale.value) if guild_locale is not None else None,
+        user=str(interaction.user.id),
     )
 
 
@@ -90,6 +92,7 @@ def message_caller(message: discord.Message) -> Caller:
         channel=str(message.channel.id),
         workspace=str(message.guild.id) if message.guild else None,
         can_manage_workspace=granted(manage_guild),
+        user=str(author.id),
     )
 
 
@@ -111,24 +114,29 @@ class DiscordFrontEnd:
         buttons: DigestButtons | None = None,
         chart: ChartFn | None = None,
         threads: ThreadJournal | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.core = core
         self.buttons = buttons
         self.chart = chart
         self.threads = threads
         self.clock = clock
-        self.dispatch = Dispatcher(core, subscriptions, platform="discord", defaults=defaults)
+        self.dispatch = Dispatcher(
+            core, subscriptions, platform="discord", defaults=defaults, limiter=limiter
+        )
 
     # Slash commands
 
-    async def report(self, interaction: Interaction, command: DigestCommand) -> None:
+    async def report(
+        self, interaction: Interaction, command: DigestCommand, *, clicked: bool = False
+    ) -> None:
         """``/vllm-report``: defer, build, then the parent message and its thread."""
-        build = self.dispatch.build(command, interaction_caller(interaction))
+        build = self.dispatch.build(command, interaction_caller(interaction), clicked=clicked)
         await interaction.response.defer(thinking=True, ephemeral=build.private)
 
         async def built() -> tuple[Any, Digest]:
             request = await build.request()
-            return request, await build.core.build(request)
+            return request, await build.digest(request)
 
         outcome = await self._guarded(interaction, command, built())
         if isinstance(outcome, Failed):
@@ -162,12 +170,13 @@ class DiscordFrontEnd:
             )
             return
         log.info("discord.button", extra={"channel_id": interaction.channel_id})
-        await self.report(interaction, command)
+        await self.report(interaction, command, clicked=True)
 
     async def ask(self, interaction: Interaction, command: AskCommand) -> None:
         """``/vllm-ask``: a short linked answer as follow-ups."""
         await interaction.response.defer(thinking=True)
-        answer = await self._guarded(interaction, command, self.dispatch.build(command).run())
+        build = self.dispatch.build(command, interaction_caller(interaction))
+        answer = await self._guarded(interaction, command, build.run())
         if not isinstance(answer, Failed):
             await self._deliver_messages(interaction, render_answer(answer))
 
@@ -405,7 +414,7 @@ class DiscordFrontEnd:
         async with message.channel.typing():
             if isinstance(outcome, DigestBuild):
                 request = await outcome.request()
-                digest = await outcome.core.build(request)
+                digest = await outcome.digest(request)
                 post = render_discord(digest, site_url=self.core.site_url)
                 specs, name = post.messages, post.thread_name
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from datetime import date
@@ -52,7 +53,8 @@ class ChatExtras:
             chart = activity_chart(digest.window, data.items, data.comments, digest.lang)
             day = digest.window.label or digest.window.start.strftime("%Y-%m-%d")
             name = f"activity-{day}.png"
-            return chat_image(chart, name)
+            # drawing the PNG is plain computation: off the event loop, which goes on serving
+            return await asyncio.to_thread(chat_image, chart, name)
         except (DigestError, OSError, ValueError, RuntimeError) as exc:
             log.warning(
                 "chat.chart_failed",

@@ -23,6 +23,7 @@ from bot.commands.dispatch import (
     DigestBuild,
     Dispatcher,
     Failed,
+    RateLimiter,
     reported,
 )
 from bot.commands.grammar import HelpCommand, UsageError
@@ -93,6 +94,7 @@ class SlackBot:
         directory: Directory | None = None,
         chart: ChartFn | None = None,
         threads: ThreadJournal | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.poster = poster
         self._threads = threads
@@ -103,7 +105,9 @@ class SlackBot:
         self._chart = chart
         self._clock = clock
         self._deliveries = Deliveries(claims)
-        self._dispatch = Dispatcher(core, subscriptions, platform="slack", defaults=defaults)
+        self._dispatch = Dispatcher(
+            core, subscriptions, platform="slack", defaults=defaults, limiter=limiter
+        )
         self.jobs = jobs or Jobs()
 
     # -- entry points (called by the bolt listeners) ------------------------------------------
@@ -142,10 +146,14 @@ class SlackBot:
                 extra={"command": type(outcome.command).__name__, "channel": origin.channel},
             )
         if isinstance(outcome, DigestBuild | AnswerBuild):
+            limits: Awaitable[DigestBuild | AnswerBuild] = outcome.taken()
+            taken = await self._reported(limits, origin, failed="slack.command_failed")
+            if isinstance(taken, Failed):  # over a rate limit: said in the acknowledgement
+                return ack_reply(taken.text)
             self.jobs.spawn(
-                self._guard(self._build(outcome, origin), origin), name=f"slack:{origin.channel}"
+                self._guard(self._build(taken, origin), origin), name=f"slack:{origin.channel}"
             )
-            return ack_reply(outcome.working)
+            return ack_reply(taken.working)
         return ack_reply(outcome.text, public=outcome.public)
 
     async def on_message(self, body: Mapping[str, Any], event: Mapping[str, Any]) -> None:
@@ -314,14 +322,14 @@ class SlackBot:
             log.info("slack.button_refused", extra={"channel": origin.channel})
             await self._tell(origin, messages.button_refused(str(exc)))
             return
-        await self._build(self._dispatch.build(command, self._caller(origin)), origin)
+        await self._build(self._dispatch.build(command, self._caller(origin), clicked=True), origin)
 
     async def _build(self, build: DigestBuild | AnswerBuild, origin: Origin) -> None:
         if isinstance(build, AnswerBuild):
             await self._deliver(render_answer(await build.run()), origin, private=build.private)
             return
         request = await build.request()
-        digest = await build.core.build(request)
+        digest = await build.digest(request)
         post = command_post(digest, site_url=self._site_url, buttons=self._buttons)
         image = await self._chart(digest) if self._chart is not None else None
 

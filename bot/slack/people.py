@@ -91,4 +91,5 @@ def slack_caller(client: AsyncWebClient, channel: str, user: str, team: str | No
         locale=person.locale,
         timezone=person.timezone,
         can_manage_workspace=person.is_workspace_manager,
+        user=user or None,
     )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from digest.analysis.threads import ThreadState
-from digest.models import Comment, Counts, Item, Organisation, Topic, Window
+from digest.models import Comment, Counts, Item, Later, Organisation, Topic, Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,9 @@ class WindowData:
     # the items created, closed or merged in each of the 7 windows of the same length before
     # this one, newest first, when the mirror covers them all (else empty)
     history: tuple[tuple[Item, ...], ...] = ()
+    # the items merged or closed after the window closed, when the items are shown as they
+    # stood at its end (``digest.analysis.fates.at_end``), by number
+    later: tuple[Later, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import httpx
 
 from digest.errors import ConfigError, Gone, NotFound, RateLimited, SourceUnavailable
+from digest.github.reserve import BudgetReserved, is_interactive, reserved
 from digest.github.retry import (
     TRANSIENT_ERRORS,
     Action,
@@ -68,6 +69,7 @@ class Page:
     etag: str | None = None
     not_modified: bool = False
     has_next: bool = False
+    last: int | None = None  # the number of the query's last page (its ``rel="last"`` link)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +92,10 @@ class GitHubClient:
         clock: Clock,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        reserve: float = 0.0,
     ) -> None:
         self._http = http
+        self._reserve = reserve  # share of the hourly limit kept from interactive work
         self._token = token or None
         self._policy = policy or RetryPolicy()
         self._sleep = sleep
@@ -242,7 +246,12 @@ class GitHubClient:
                 return
             next_url = self._next_link(response)
             rows = _json_list(response)
-            yield Page(rows, etag=response.headers.get("etag"), has_next=next_url is not None)
+            yield Page(
+                rows,
+                etag=response.headers.get("etag"),
+                has_next=next_url is not None,
+                last=_last_page(response),
+            )
             if next_url is None:
                 return
             url, query, conditional = next_url, None, None
@@ -258,7 +267,9 @@ class GitHubClient:
     ) -> httpx.Response:
         """One GET with retries, following GitHub's redirects (a renamed or transferred
         repository, a transferred issue: 301, 302, 307, 308) on the API host only; returns a
-        2xx, a 304 or an ``allow``-ed status."""
+        2xx, a 304 or an ``allow``-ed status. Inside interactive work, a request of the hourly
+        limit is not sent while it is within the reserve: ``BudgetReserved``."""
+        self._check_reserve(url)
         target: str | httpx.URL = url
         for _ in range(MAX_REDIRECTS + 1):
             response = await self._get_once(
@@ -359,6 +370,17 @@ class GitHubClient:
             f"GitHub kept failing ({decision.reason}) after {attempt} attempts"
         ) from failure
 
+    def _check_reserve(self, url: str) -> None:
+        if not self._reserve or not is_interactive() or "/search/" in url:
+            return
+        status = self.rate.get("core")
+        if status is not None and reserved(status.limit, status.remaining, self._reserve):
+            log.info(
+                "github.budget_reserved",
+                extra={"remaining": status.remaining, "limit": status.limit, "what": url},
+            )
+            raise BudgetReserved(status.reset_at)
+
     def _rate_limited(self, decision: Decision) -> RateLimited:
         log.warning(
             "github.rate_limited",
@@ -413,6 +435,13 @@ class GitHubClient:
             base.port,
         ):
             raise SourceUnavailable(f"GitHub sent {what} to another host: {target.host}")
+
+
+def _last_page(response: httpx.Response) -> int | None:
+    """The page number of a list's ``rel="last"`` link, ``None`` without one."""
+    url = response.links.get("last", {}).get("url")
+    page = httpx.URL(str(url)).params.get("page") if url else None
+    return int(page) if page and page.isdigit() else None
 
 
 def _ceil_second(moment: datetime) -> datetime:

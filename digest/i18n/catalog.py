@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from digest.i18n.answers import ANSWERS
 from digest.i18n.follows import FOLLOWS
+from digest.i18n.later import LATER
+from digest.i18n.limits import LIMITS
 from digest.i18n.notes import NOTES
 from digest.i18n.phrases import PHRASES
 from digest.models import Lang
@@ -21,7 +23,7 @@ from digest.models import Lang
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _CATALOG: Mapping[str, tuple[str, str]] = ChainMap(
-    dict(PHRASES), dict(ANSWERS), dict(NOTES), dict(FOLLOWS)
+    dict(PHRASES), dict(ANSWERS), dict(NOTES), dict(FOLLOWS), dict(LIMITS), dict(LATER)
 )
 
 

@@ -58,6 +58,13 @@ NOTES: Mapping[str, tuple[str, str]] = {
         "{what} of {span} posted after {since} were not fetched (over the request budget); "
         "hot discussions may be incomplete",
     ),
+    "sync.reach_skipped": (
+        "本期未含后续进展和趋势对比：镜像缺少 {start} 至 {end} 的数据，补齐约需 {n} 次 GitHub "
+        "请求，超出本小时可用的 {left} 次（运行 vllm-report mirror backfill 可预先补齐）",
+        "follow-ups and trend history left out: the mirror lacks {start} to {end}, which takes "
+        "about {n} GitHub requests, more than the {left} this hour allows (vllm-report mirror "
+        "backfill fetches it ahead)",
+    ),
     "stream.issues": ("更新的 Issue 和 PR", "issues and PRs updated"),
     "stream.comments": ("评论", "comments"),
     "stream.review_comments": ("代码审查评论", "review comments"),

@@ -90,6 +90,33 @@ def endpoint(client: openai.AsyncOpenAI, model: str) -> Endpoint:
     return _ENDPOINTS.setdefault(client, {}).setdefault(model, Endpoint())
 
 
+@dataclass(slots=True)
+class CallCap:
+    """At most ``limit`` requests at once on one ``openai`` client, whoever sends them (the
+    writer and the answerer share the composition root's client), in this process."""
+
+    limit: int
+    _slots: asyncio.Semaphore | None = field(default=None, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+
+    def slots(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._loop is not loop:
+            self._slots, self._loop = asyncio.Semaphore(self.limit), loop
+        return self._slots
+
+
+_CAPS: weakref.WeakKeyDictionary[openai.AsyncOpenAI, CallCap] = weakref.WeakKeyDictionary()
+
+
+def cap_calls(client: openai.AsyncOpenAI, limit: int) -> CallCap:
+    """Let at most ``limit`` requests run at once on ``client`` in this process."""
+    if limit < 1:
+        raise ValueError(f"a cap of model requests must be positive, not {limit}")
+    found = _CAPS[client] = CallCap(limit)
+    return found
+
+
 class LLMFailure(Exception):
     """A request that gave no usable answer.
 
@@ -220,6 +247,15 @@ class ChatClient:
         return await self._timed(messages, name, schema, first=False)
 
     async def _timed(
+        self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], *, first: bool
+    ) -> Reply:
+        cap = _CAPS.get(self._client)
+        if cap is None:
+            return await self._within_timeout(messages, name, schema, first=first)
+        async with cap.slots():  # the wait for a slot is not part of the timeout
+            return await self._within_timeout(messages, name, schema, first=first)
+
+    async def _within_timeout(
         self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], *, first: bool
     ) -> Reply:
         try:

@@ -37,7 +37,8 @@ async def estimate(
     for stream in STREAMS:
         began, cursor = tally.began.get(stream), cursor_of(state, stream)
         pages = tally.requests[stream]
-        if began is not None and cursor is not None and cursor > began and pages:
+        stored = tally.pages[stream]  # none: the pace is not this sync's (it read nothing)
+        if began is not None and cursor is not None and cursor > began and pages and stored:
             paces[stream] = (cursor - began) / pages
     needed = 0
     for stream, since in missing.items():

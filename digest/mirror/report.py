@@ -40,6 +40,7 @@ class Tally:
     comments: set[int] = field(default_factory=set)  # conversation comment ids upserted
     review_comments: set[int] = field(default_factory=set)  # review comment ids upserted
     requests: Counter[str] = field(default_factory=Counter)  # requests made, by stream
+    pages: Counter[str] = field(default_factory=Counter)  # pages stored, by stream
     done: set[str] = field(default_factory=set)  # streams read to their end
     used_search: bool = False
     notes: list[Note] = field(default_factory=list)

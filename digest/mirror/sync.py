@@ -28,6 +28,7 @@ from digest.i18n import Note
 from digest.mirror.completion import estimate
 from digest.mirror.old_comments import OldComments
 from digest.mirror.old_windows import OldWindows
+from digest.mirror.reach import Reach
 from digest.mirror.reconciliation import Reconciler, RepoNames
 from digest.mirror.report import SyncReport, Tally
 from digest.mirror.store import Store, SyncState
@@ -44,6 +45,10 @@ class Syncer:
     the most commented ``discussed`` items with at least ``min_comments`` comments. The pages of
     an old window's comments scale with the rate limit left (``old_comment_share``), capped by
     ``old_comment_pages`` when given.
+
+    With ``reach_windows`` N, the mirror is made to cover the N windows of the same length
+    before the one asked for too (what its follow-ups and trends compare against), through the
+    streams, when the rate limit left allows it (:class:`~digest.mirror.reach.Reach`).
     """
 
     def __init__(
@@ -59,6 +64,7 @@ class Syncer:
         old_comment_share: float = 0.5,
         discussed: int = 5,
         min_comments: int = 2,
+        reach_windows: int = 0,
     ) -> None:
         self._client = client
         self._store = store
@@ -67,6 +73,7 @@ class Syncer:
         self._locks: dict[str, asyncio.Lock] = {}
         names = RepoNames(client)
         self._streams = Streams(client, store, clock=clock, overlap=overlap, web_url=web_url)
+        self._reach = Reach(client, self._streams, windows=reach_windows)
         comments = OldComments(
             client,
             store,
@@ -131,7 +138,10 @@ class Syncer:
         state = await self._store.get_sync_state(repo)
         start = max(window.start, cap)
         covered = state.covered_since
-        if covered is None:
+        state, reach = await self._reach.plan(repo, window, state, tally)
+        if reach is not None:  # what the report compares against fits the budget: stream it
+            state = await self._streams.mirror(repo, state, reach, tally)
+        elif covered is None:
             if window.end > cap:  # first sync: backfill from the window's start, capped
                 state = await self._streams.mirror(repo, state, start, tally)
         elif window.end >= covered:  # reaching back from the mirror: extend it, capped

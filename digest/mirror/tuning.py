@@ -40,3 +40,8 @@ def spendable(remaining: int | None, wanted: int) -> int:
     """How many of ``wanted`` single requests the ``remaining`` limit allows, keeping
     ``RESERVE`` in hand (all of them before GitHub has said)."""
     return wanted if remaining is None else max(0, min(wanted, remaining - RESERVE))
+
+
+# The share of the requests left (beyond those kept for commands) a digest may spend to stream
+# the windows its report compares against.
+REACH_SHARE = 0.5

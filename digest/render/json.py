@@ -15,6 +15,7 @@ from digest.models import (
     Inline,
     Item,
     ItemRef,
+    Later,
     Link,
     Paragraph,
     Pointer,
@@ -91,8 +92,18 @@ def section_json(section: Section) -> dict[str, Any]:
     }
 
 
-def item_json(item: Item) -> dict[str, Any]:
-    """One item of a list."""
+def later_json(later: Later) -> dict[str, Any]:
+    """What became of an item after the window closed."""
+    return {
+        "number": later.number,
+        "event": later.event,
+        "at": iso(later.at),
+        "reason": later.reason,
+    }
+
+
+def item_json(item: Item, later: Later | None = None) -> dict[str, Any]:
+    """One item of a list, as it stood at the window's end, and its ``later`` fate."""
     return {
         "number": item.number,
         "kind": item.kind.value,
@@ -109,6 +120,7 @@ def item_json(item: Item) -> dict[str, Any]:
         "merged_at": iso(item.merged_at),
         "comments_total": item.comments_total,
         "fixes": list(item.fixes),
+        "later": None if later is None else later_json(later),
     }
 
 
@@ -145,7 +157,11 @@ def lists_json(digest: Digest) -> dict[str, list[dict[str, Any]]]:
     if not digest.lists:
         return _lists_from_appendix(digest)
     given = dict(digest.lists)
-    return {key: [item_json(item) for item in given.get(key, ())] for key in LIST_KEYS}
+    fates = {f.number: f for f in digest.later}
+    return {
+        key: [item_json(item, fates.get(item.number)) for item in given.get(key, ())]
+        for key in LIST_KEYS
+    }
 
 
 def to_json(digest: Digest) -> dict[str, Any]:
@@ -171,6 +187,8 @@ def _fields(digest: Digest, sections: object, lists: object) -> dict[str, Any]:
         "counts": digest.counts.as_dict(),
         "sections": sections,
         "lists": lists,
+        "as_of": {"states": iso(window.end), "edits": "provenance.synced_at"},
+        "later": [later_json(f) for f in digest.later],
         "provenance": {
             "generated_at": iso(digest.generated_at),
             "synced_at": iso(digest.synced_at),
@@ -236,9 +254,13 @@ def _items_table(digest: Digest) -> Iterator[tuple[str, dict[str, Any]]]:
         for span in iter_spans(section.blocks):
             if isinstance(span, ItemRef) and span.number not in table:
                 table[span.number] = {"number": span.number, "title": span.title, "url": span.url}
+    fates = {f.number: f for f in digest.later}
     for number in sorted(table):
         found = table[number]
-        yield str(number), item_json(found) if isinstance(found, Item) else found
+        if isinstance(found, Item):
+            yield str(number), item_json(found, fates.get(number))
+        else:
+            yield str(number), found
 
 
 def _document(digest: Digest, compact: bool) -> _Stream:
@@ -267,8 +289,9 @@ def _list_entries(digest: Digest) -> Iterator[tuple[str, Iterator[dict[str, Any]
         yield from ((key, iter(entries)) for key, entries in _lists_from_appendix(digest).items())
         return
     given = dict(digest.lists)
+    fates = {f.number: f for f in digest.later}
     for key in LIST_KEYS:
-        yield key, (item_json(item) for item in given.get(key, ()))
+        yield key, (item_json(item, fates.get(item.number)) for item in given.get(key, ()))
 
 
 def _write(value: Any, out: TextIO, level: int) -> None:

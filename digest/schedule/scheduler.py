@@ -5,6 +5,8 @@ window) in a ledger shared by every replica. A claim expires after ``claim_ttl``
 that dies between claiming and posting leaves the run to another replica (or to itself after a
 restart). A failed build or post releases the claim and is retried with capped backoff; runs
 missed during downtime are caught up, flagged late, while they are younger than ``grace``.
+A post built from a sync the rate limit stopped is corrected in its thread once the mirror has
+caught up (with ``correct``; see :mod:`digest.schedule.corrections`).
 All subscriptions due at the same moment with the same digest request share one build. A
 replica serves only the subscriptions of the ``platforms`` it can post to.
 
@@ -34,6 +36,7 @@ from typing import Protocol
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Digest, Window
+from digest.schedule.corrections import CorrectFn, Corrections
 from digest.schedule.ledger import PostLedger
 from digest.schedule.subscription import Subscription, claim_key, due_runs, next_run, run_window
 from digest.schedule.subscriptions import SubscriptionStore
@@ -122,6 +125,8 @@ class Scheduler:
         poll: timedelta = timedelta(minutes=1),
         owner: str | None = None,
         platforms: Collection[str] | None = None,
+        correct: CorrectFn | None = None,
+        recheck: timedelta = timedelta(minutes=5),
     ) -> None:
         self._subscriptions = subscriptions
         self._ledger = ledger
@@ -148,6 +153,22 @@ class Scheduler:
         self.subscription_count = 0
         self.last_tick: datetime | None = None
         self.last_post: tuple[str, datetime] | None = None  # posted | incomplete | failed, when
+        # posts that went out behind, corrected in their thread once complete (``correct``)
+        self.corrections = (
+            Corrections(
+                ledger,
+                request=request,
+                build=build,
+                correct=correct,
+                clock=clock,
+                owner=self.owner,
+                keep=self._keep,
+                claim_ttl=claim_ttl,
+                recheck=recheck,
+            )
+            if correct is not None
+            else None
+        )
 
     async def due(self) -> list[Run]:
         """The runs that are due now, not posted and not waiting for a retry."""
@@ -169,6 +190,8 @@ class Scheduler:
                     continue
                 if await self._ledger.is_posted(key):
                     self._posted[key] = scheduled
+                    if self.corrections is not None:
+                        await self.corrections.found_posted(key, sub, window, scheduled)
                     continue
                 late = now - scheduled > self._late_after
                 runs.append(Run(sub, scheduled, window, key, late))
@@ -191,6 +214,8 @@ class Scheduler:
                 continue
             groups.setdefault(request, []).append(run)
         posted = await asyncio.gather(*(self._serve(req, runs) for req, runs in groups.items()))
+        if self.corrections is not None:
+            await self.corrections.run()
         self._forget_old()
         self.last_tick = self._clock()
         return sum(posted)
@@ -286,6 +311,13 @@ class Scheduler:
             self._failed(run)
             await self._release_all([run])
             return 0
+        if self.corrections is not None and digest.behind and not quiet:
+            try:  # before the run is marked posted, so any replica that sees it sees this
+                await self.corrections.posted_behind(
+                    run.key, run.subscription, run.window, run.scheduled
+                )
+            except DigestError as exc:  # not corrected: the post itself says it is behind
+                self._state_failed("mark_behind", exc)
         await self._record(run)
         self.last_post = ("posted", self._clock())
         log.info(

@@ -20,6 +20,11 @@ The API, and what each front end uses it for:
       the event was already handled.
 ``renew(key, token, ttl) -> bool`` / ``release(key, token) -> bool``
     Extend or drop a claim, only when ``token`` still owns it (``False`` otherwise).
+``take(key, capacity, period) -> wait``
+    Take one token from the token bucket ``key``, which holds ``capacity`` tokens and refills
+    evenly, ``capacity`` per ``period``: ``None`` when a token was taken, else how long until
+    one is available (nothing is taken then). Atomic, so replicas share one bucket: the rate
+    limits of chat commands (:mod:`digest.state.limiter`).
 ``put_subscription`` / ``delete_subscription`` / ``subscriptions``
     JSON documents keyed by ``(platform, channel, key)``: subscriptions of chat channels.
     ``subscriptions()`` lists them all (the scheduler), filtered by platform and/or channel.
@@ -30,6 +35,7 @@ how to degrade (answer without cache, skip a post until the next attempt, ...).
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,6 +66,8 @@ class SharedState(Protocol):
 
     async def release(self, key: str, token: str) -> bool: ...
 
+    async def take(self, key: str, capacity: int, period: timedelta) -> timedelta | None: ...
+
     async def put_subscription(
         self, platform: str, channel: str, key: str, doc: Mapping[str, Any]
     ) -> None: ...
@@ -82,3 +90,16 @@ def ttl_ms(ttl: timedelta) -> int:
     if millis <= 0:
         raise ValueError(f"a time-to-live must be positive, not {ttl}")
     return millis
+
+
+def bucket_take(
+    tokens: float | None, at_ms: int | None, now_ms: int, capacity: int, period_ms: int
+) -> tuple[float, int]:
+    """The tokens left in a bucket after taking one at ``now_ms`` (full when it is new), and
+    the milliseconds to wait when none is left (0: taken). The Redis script does the same."""
+    rate = capacity / period_ms
+    held = capacity if tokens is None or at_ms is None else tokens
+    held = min(capacity, held + max(0, now_ms - (at_ms or now_ms)) * rate)
+    if held >= 1:
+        return held - 1, 0
+    return held, max(1, math.ceil((1 - held) * period_ms / capacity - 1e-6))

@@ -570,3 +570,61 @@ async def test_importing_a_file_that_is_no_backup_is_a_configuration_error(tmp_p
     bad.write_text("subscriptions:\n- {platform: irc, channel: x}\n", "utf-8")
     run = await _cli("subscriptions", "import", str(bad), env={}, tmp=tmp_path)
     assert run.code == 6 and "is not a subscriptions file" in run.err
+
+
+async def test_mcp_refuses_a_port_it_cannot_listen_on(tmp_path: Path) -> None:
+    """`vllm-report mcp --http 70000` is a usage error (exit 2) before anything is built."""
+    run = await _cli("mcp", "--http", "70000", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    assert run.code == 2
+    assert run.err == (
+        "vllm-report: --http takes a port from 1 to 65535, not 70000 (see vllm-report --help)\n"
+    )
+
+
+async def test_an_old_day_built_months_later_on_a_fresh_mirror_is_the_one_made_on_the_day(
+    tmp_path: Path,
+) -> None:
+    """`vllm-report 2026-03-10`, asked months after that day of a ten-day data set on a fresh
+    mirror, has the sections, follow-ups and trend verdicts of the digest made on the day, in
+    zh and en, as Markdown and JSON (the sync streamed the seven days before it)."""
+    from config.settings import load_config
+    from digest.builder import DigestBuilder, DigestRequest
+    from digest.models import Lang, Window
+    from digest.render.json import to_json
+    from digest.render.markdown import render_markdown
+    from digest.writers.template import TemplateWriter
+    from tests.support.sync_rig import rigs
+
+    data = generate(days=10, now=DEFAULT_NOW, seed=5)
+    config = load_config()
+    async with rigs() as rig_factory:
+        rig = await rig_factory(data, token="t", reach_windows=7)
+        builder = DigestBuilder(
+            store=rig.store,
+            sync=rig.syncer,
+            writers={"template": TemplateWriter()},
+            clock=rig.clock,
+        )
+        window = Window(*data.day(0), "Asia/Shanghai", "2026-03-10")
+        for lang in (Lang.ZH, Lang.EN):
+            request = DigestRequest(
+                REPO,
+                window,
+                lang,
+                "template",
+                config.topics_for(REPO),
+                display_name=config.display_name(REPO),
+            )
+            on_the_day = await builder.build(request)
+            assert on_the_day.section("followups") is not None
+            env = {"GITHUB_API_URL": rig.fake.url, "GITHUB_TOKEN": "t"}
+            flags = ("2026-03-10", "--lang", lang.value, "--writer", "template")
+            ran = await _cli(*flags, "--format", "json", env=env, tmp=tmp_path)
+            assert ran.code == 0, ran.err
+            later = json.loads(ran.out)
+            assert later["sections"] == to_json(on_the_day)["sections"]
+            assert later["counts"] == data.expected_counts(window.start, window.end).as_dict()
+            shown = await _cli(*flags, env=env, tmp=tmp_path)
+            assert shown.code == 0, shown.err
+            made = render_markdown(on_the_day)
+            assert shown.out.split("\n---")[0] == made.split("\n---")[0]

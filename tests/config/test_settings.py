@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from bot.compose import load_settings
-from config.settings import Settings, load_config, unknown_variables
+from config.settings import LimitSettings, Settings, load_config, unknown_variables
 from digest.errors import ConfigError
 from digest.models import Lang
+from digest.state.limiter import Rate
 from tests.support.settings import llm_configured
 
 
@@ -169,3 +171,25 @@ def test_unknown_variables_name_the_closest_setting() -> None:
         ("SLACK_BOT_TOKN", "SLACK_BOT_TOKEN"),
         ("VLLM_REPORT_HTTPPORT", "VLLM_REPORT_HTTP_PORT"),
     ]
+
+
+def test_rate_limits_come_from_the_environment_then_the_file_then_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rate in ``limits:`` of the YAML replaces the default; ``VLLM_REPORT_LIMIT_*`` wins over
+    both; ``off`` removes the rule; a malformed rate names its setting."""
+    path = tmp_path / "c.yaml"
+    path.write_text("limits:\n  digests_per_user: 3/m\n  questions_per_channel: 'off'\n")
+    monkeypatch.setenv("VLLM_REPORT_LIMIT_DIGESTS_PER_CHANNEL", "5/h")
+    rules = LimitSettings().rules(load_config(path).limits)
+    assert rules[("digest", "user")] == Rate(3, timedelta(minutes=1))
+    assert rules[("digest", "channel")] == Rate(5, timedelta(hours=1))
+    assert rules[("question", "user")] == Rate(20, timedelta(minutes=10))
+    assert ("question", "channel") not in rules
+    monkeypatch.setenv("VLLM_REPORT_LIMIT_DIGESTS_PER_USER", "12/10m")
+    assert LimitSettings().rules(load_config(path).limits)[("digest", "user")] == Rate(
+        12, timedelta(minutes=10)
+    )
+    path.write_text("limits:\n  digests_per_user: lots\n")
+    with pytest.raises(ConfigError, match="digests_per_user"):
+        load_config(path)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
+import digest.analysis.analyze as analysis
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
-from digest.builder import DigestBuilder, DigestRequest
+from digest.builder import BuildSlots, DigestBuilder, DigestRequest
 from digest.github.client import GitHubClient
+from digest.github.parse import comment_from_api, item_from_api
 from digest.mirror.gate import SyncGate
 from digest.mirror.sync import Syncer
 from digest.models import Window
@@ -94,6 +99,17 @@ async def test_the_digest_built_after_the_reset_is_complete(
     assert (await builder.build(_request("zh"))).notes == ()
 
 
+async def test_a_stopped_digest_is_behind_and_the_one_after_the_reset_is_not(
+    token_less: tuple[FakeGitHub, DigestBuilder, Clock],
+) -> None:
+    """A digest the rate limit stopped is marked behind (its daily post gets corrected); built
+    again after the reset it is not."""
+    _, builder, clock = token_less
+    assert (await builder.build(_request("en"))).behind
+    clock.now = RESET + timedelta(seconds=1)
+    assert not (await builder.build(_request("en"))).behind
+
+
 async def test_a_digest_the_limit_did_not_stop_names_no_completion(
     token_less: tuple[FakeGitHub, DigestBuilder, Clock],
 ) -> None:
@@ -112,3 +128,50 @@ async def test_a_builder_given_its_callers_sync_builds_over_it_without_syncing(
     assert fake.requests == []
     assert digest.synced_at == clock()
     assert digest.notes == ("GitHub's limit resets at 2026-03-11 04:21 UTC",)
+
+
+async def test_builds_beyond_the_process_cap_wait_their_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Six digests asked at once of a builder capped at two: never more than two analysed at
+    a time, and all six are built."""
+    real, lock, running, peak = analysis.analyze, threading.Lock(), [0], [0]
+
+    def counted(data: object, topics: object, **given: object) -> object:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return real(data, topics, **given)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis, "analyze", counted)
+    data = generate(days=3, now=DEFAULT_NOW, seed=2)
+    store = SQLiteStore(":memory:")
+    await store.upsert_items([item_from_api(r, REPO) for r in data.issues])
+    await store.upsert_comments([comment_from_api(r, REPO) for r in data.comments])
+    slots = BuildSlots(2)
+    builder = DigestBuilder(
+        store=store,
+        sync=None,
+        writers={"template": TemplateWriter()},
+        clock=lambda: data.now,
+        slots=slots,
+    )
+    requests = [
+        DigestRequest(
+            REPO,
+            Window(*data.day(k % 3), "UTC", f"day{k}"),
+            "en" if k < 3 else "zh",
+            "template",
+            (),
+        )
+        for k in range(6)
+    ]
+    try:
+        built = await asyncio.gather(*(builder.build(r) for r in requests))
+    finally:
+        await store.close()
+    assert len(built) == 6 and builder.builds == 6
+    assert peak[0] == 2 and slots.peak == 2

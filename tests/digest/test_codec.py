@@ -74,8 +74,8 @@ def sample(**changes: object) -> Digest:
 
 @pytest.mark.parametrize(
     "digest",
-    [sample(), sample(synced_at=None, usage=Usage(), notes=(), sections=())],
-    ids=["full", "bare"],
+    [sample(), sample(synced_at=None, usage=Usage(), notes=(), sections=()), sample(behind=True)],
+    ids=["full", "bare", "behind"],
 )
 def test_round_trip_is_lossless(digest: Digest) -> None:
     """Decoding the encoded digest gives an equal digest, spans and styles included."""

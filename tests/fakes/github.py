@@ -38,13 +38,14 @@ Helpers: ``RecordingSleep`` (an injectable sleep that records delays and returns
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import json
 import math
 import re
 import socket
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -184,9 +185,10 @@ class FakeGitHub:
         self.exhaust_from: int | None = None
         self.before_request: Callable[[RecordedRequest], None] | None = None
         self._exhausted: set[str] = set()  # resources whose next new bucket starts empty
+        self._left: dict[str, int] = {}  # resources whose next new bucket starts this low
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._listings: dict[
-            tuple[str, str, tuple[tuple[str, str], ...]], tuple[int, list[Row]]
+            tuple[str, str, tuple[tuple[str, str], ...]], tuple[int, list[Row], list[str]]
         ] = {}
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -255,6 +257,14 @@ class FakeGitHub:
         for (res, _), bucket in self._buckets.items():
             if res == resource:
                 bucket.remaining = 0
+
+    def leave(self, remaining: int, resource: str = "core") -> None:
+        """Leave only ``remaining`` requests of the limit of ``resource`` for every caller
+        until it resets (as if others had spent the rest)."""
+        self._left[resource] = remaining
+        for (res, _), bucket in self._buckets.items():
+            if res == resource:
+                bucket.remaining = min(bucket.remaining, remaining)
 
     # -- request handling -----------------------------------------------------------------
 
@@ -355,29 +365,52 @@ class FakeGitHub:
         return 200, _repo_json(repo), {}
 
     def _listing(
-        self, request: web.Request, repo: FakeRepo, build: Callable[[], list[Row]]
+        self,
+        request: web.Request,
+        repo: FakeRepo,
+        build: Callable[[Mapping[str, str]], list[Row]],
     ) -> list[Row]:
-        """The full, filtered and sorted listing of a query, computed once per data version."""
-        query = tuple(sorted((k, v) for k, v in request.query.items() if k != "page"))
-        key = (repo.name, request.path, query)
+        """The full, filtered and sorted listing of a query, computed once per data version.
+
+        A ``since`` query sorted by ascending ``updated_at`` (the sync's) is cut from the
+        listing without ``since``, kept once per data version, so a long backfill does not
+        sort the whole repository on every page."""
+        query = dict(request.query)
+        query.pop("page", None)
+        ordered = query.get("sort") == "updated" and query.get("direction") == "asc"
+        since = _canonical(query.pop("since", None)) if ordered else None
+        if since is None:
+            return self._built(repo, request.path, query, build)[0]
+        rows, stamps = self._built(repo, request.path, query, build)
+        return rows[bisect.bisect_left(stamps, since) :]
+
+    def _built(
+        self,
+        repo: FakeRepo,
+        path: str,
+        query: Mapping[str, str],
+        build: Callable[[Mapping[str, str]], list[Row]],
+    ) -> tuple[list[Row], list[str]]:
+        key = (repo.name, path, tuple(sorted(query.items())))
         cached = self._listings.get(key)
         if cached is None or cached[0] != repo.version:
-            cached = self._listings[key] = (repo.version, build())
-        return cached[1]
+            rows = build(query)
+            cached = self._listings[key] = (repo.version, rows, [r["updated_at"] for r in rows])
+        return cached[1], cached[2]
 
     def _list_issues(self, request: web.Request, repo: FakeRepo) -> tuple[int, Any, dict[str, str]]:
-        return self._paged(request, self._listing(request, repo, lambda: _issues(request, repo)))
+        return self._paged(request, self._listing(request, repo, lambda q: _issues(q, repo)))
 
     def _list_comments(
         self, request: web.Request, repo: FakeRepo
     ) -> tuple[int, Any, dict[str, str]]:
-        return self._paged(request, self._listing(request, repo, lambda: _comments(request, repo)))
+        return self._paged(request, self._listing(request, repo, lambda q: _comments(q, repo)))
 
     def _list_review_comments(
         self, request: web.Request, repo: FakeRepo
     ) -> tuple[int, Any, dict[str, str]]:
         rows = self._listing(
-            request, repo, lambda: _comments(request, repo, repo.review_comments.values())
+            request, repo, lambda q: _comments(q, repo, repo.review_comments.values())
         )
         return self._paged(request, rows)
 
@@ -449,6 +482,8 @@ class FakeGitHub:
                 self._exhausted.discard(resource)  # a reset ends the exhaustion
             elif resource in self._exhausted:
                 fresh.remaining = 0
+            elif resource in self._left:
+                fresh.remaining = min(limit, self._left[resource])
             bucket = self._buckets[(resource, identity)] = fresh
         return bucket
 
@@ -587,8 +622,7 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def _issues(request: web.Request, repo: FakeRepo) -> list[Row]:
-    query = request.query
+def _issues(query: Mapping[str, str], repo: FakeRepo) -> list[Row]:
     state = query.get("state", "open")
     rows = list(repo.issues.values())
     if state in ("open", "closed"):
@@ -603,9 +637,8 @@ def _issues(request: web.Request, repo: FakeRepo) -> list[Row]:
 
 
 def _comments(
-    request: web.Request, repo: FakeRepo, source: Iterable[Row] | None = None
+    query: Mapping[str, str], repo: FakeRepo, source: Iterable[Row] | None = None
 ) -> list[Row]:
-    query = request.query
     rows = list(repo.comments.values() if source is None else source)
     if "since" in query:
         since = _canonical(query["since"]) or ""
@@ -641,6 +674,8 @@ def _repo_json(repo: FakeRepo) -> Row:
         "visibility": "private" if repo.private else "public",
         "html_url": f"https://github.com/{repo.name}",
         "has_issues": True,
+        # its first issue's creation stands for the repository's
+        "created_at": min((r["created_at"] for r in repo.issues.values()), default=None),
     }
 
 

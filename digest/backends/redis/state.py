@@ -1,7 +1,8 @@
 """Shared state in Redis: values with TTLs, claims (``SET NX PX`` + token) and subscriptions.
 
 Keys under the prefix ``P``: ``P kv:<key>`` for values and claims, ``P subs`` (a hash of
-``[platform, channel, key]`` to JSON documents) for subscriptions. Renew and release run as
+``[platform, channel, key]`` to JSON documents) for subscriptions, ``P bucket:<key>`` (a hash
+of tokens and the moment they were counted) for token buckets. Renew and release run as
 Lua scripts, so only the holder of a claim's token can extend or drop it.
 """
 
@@ -24,6 +25,24 @@ return 0
 """
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+# KEYS: the bucket; ARGV: capacity, period_ms -> 0 (taken) or the ms until a token is back.
+# The server's clock, so that every replica's request is measured alike.
+_TAKE = """
+local cap = tonumber(ARGV[1])
+local period = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or cap
+local at = tonumber(b[2]) or now
+local rate = cap / period
+tokens = math.min(cap, tokens + math.max(0, now - at) * rate)
+if tokens < 1 then return math.max(1, math.ceil((1 - tokens) * period / cap - 1e-6)) end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], period)
 return 0
 """
 
@@ -50,6 +69,7 @@ class RedisState:
         )
         self._release = client.register_script(_RELEASE)
         self._renew = client.register_script(_RENEW)
+        self._take = client.register_script(_TAKE)
 
     @property
     def degraded(self) -> bool:
@@ -107,6 +127,13 @@ class RedisState:
             "release", lambda: self._release(keys=[self._kv(key)], args=[token])
         )
         return bool(done)
+
+    async def take(self, key: str, capacity: int, period: timedelta) -> timedelta | None:
+        args = [capacity, ttl_ms(period)]
+        wait = await self._guard.run(
+            "take", lambda: self._take(keys=[f"{self._prefix}bucket:{key}"], args=args)
+        )
+        return timedelta(milliseconds=int(wait)) if int(wait) > 0 else None
 
     def _subs(self) -> str:
         return f"{self._prefix}subs"

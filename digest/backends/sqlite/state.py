@@ -15,7 +15,7 @@ from typing import Any
 
 from digest.backends.sqlite.worker import SQLiteWorker, write
 from digest.mirror.rows import to_micros
-from digest.state.base import SubscriptionDoc, new_token, ttl_ms
+from digest.state.base import SubscriptionDoc, bucket_take, new_token, ttl_ms
 
 SCHEMA_VERSION = 1
 
@@ -27,6 +27,13 @@ CREATE TABLE IF NOT EXISTS state_values (
     expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS state_values_expiry ON state_values (expires_at);
+CREATE TABLE IF NOT EXISTS state_buckets (
+    key TEXT PRIMARY KEY,
+    tokens REAL NOT NULL,
+    at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS state_buckets_expiry ON state_buckets (expires_at);
 CREATE TABLE IF NOT EXISTS state_subscriptions (
     platform TEXT NOT NULL,
     channel TEXT NOT NULL,
@@ -94,6 +101,28 @@ class SQLiteState:
         row = (key, token, self._now())
         sql = "DELETE FROM state_values WHERE key = ? AND value = ? AND expires_at > ?"
         return await self._db.run(lambda conn: write(conn, sql, [row]) == 1)
+
+    async def take(self, key: str, capacity: int, period: timedelta) -> timedelta | None:
+        now_ms, period_ms = self._now() // 1000, ttl_ms(period)
+
+        def take(conn: sqlite3.Connection) -> int:
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("DELETE FROM state_buckets WHERE expires_at <= ?", (now_ms,))
+                row = conn.execute(
+                    "SELECT tokens, at FROM state_buckets WHERE key = ?", (key,)
+                ).fetchone()
+                tokens, at = (None, None) if row is None else (float(row[0]), int(row[1]))
+                left, wait = bucket_take(tokens, at, now_ms, capacity, period_ms)
+                if wait == 0:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO state_buckets VALUES (?, ?, ?, ?)",
+                        (key, left, now_ms, now_ms + period_ms),
+                    )
+                return wait
+
+        wait = await self._db.run(take)
+        return timedelta(milliseconds=wait) if wait > 0 else None
 
     async def put_subscription(
         self, platform: str, channel: str, key: str, doc: Mapping[str, Any]

@@ -5,6 +5,7 @@ The sections load with the first report written: a digest answered from the cach
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from digest.models import Lang
@@ -31,4 +32,5 @@ class TemplateWriter:
         return tuple(write_section(sid, ctx) for sid in section_ids(analysis))
 
     async def write(self, analysis: Analysis, lang: Lang) -> Written:
-        return Written(sections=self.sections(analysis, lang))
+        # plain computation: off the event loop, which goes on serving
+        return Written(sections=await asyncio.to_thread(self.sections, analysis, lang))

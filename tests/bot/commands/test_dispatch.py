@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.commands import messages
+from bot.commands.defaults import Caller
 from bot.commands.dispatch import (
     DigestBuild,
     Dispatcher,
@@ -18,21 +19,23 @@ from bot.commands.dispatch import (
     granted,
     reported,
 )
-from bot.commands.grammar import UsageError
+from bot.commands.grammar import AskCommand, DigestCommand, Options, UsageError
 from bot.commands.runner import ReportCore
 from bot.discord import render_answer as discord_answer
 from bot.discord import render_discord, validate
 from bot.slack import render_answer as slack_answer
 from bot.slack import render_slack, violations
 from config.settings import load_config
+from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
-from digest.errors import BadWindow, NotFound, RateLimited, SourceUnavailable
+from digest.errors import BadWindow, ConfigError, NotFound, RateLimited, SourceUnavailable
 from digest.models import (
     Answer,
     BulletList,
     Counts,
     Digest,
     ItemRef,
+    Lang,
     Paragraph,
     Section,
     Subheading,
@@ -40,6 +43,7 @@ from digest.models import (
     UserRef,
     Window,
 )
+from digest.state.limiter import Limited, Limiter, Rate
 from tests.fakes.subscriptions import MemorySubscriptions
 
 NOW = datetime(2026, 2, 1, 4, 0, tzinfo=UTC)
@@ -332,3 +336,53 @@ async def test_weekly_and_weekday_subscriptions_are_confirmed_and_listed(
         "• sgl-project/sglang: weekdays (Monday to Friday) at 08:00 (UTC) in en",
         "• vllm-project/vllm: weekly on Monday at 09:00 (the last 7 days) (Europe/Berlin) in en",
     ]
+
+
+async def test_clicks_questions_and_digests_are_counted_apart_and_refused_for_free() -> None:
+    """A member's second click in the hour is refused in the command's language, before any
+    build; their digests and questions keep their own buckets."""
+    built: list[DigestRequest] = []
+
+    async def record(request: DigestRequest) -> Digest:
+        built.append(request)
+        raise NotFound("nothing to build here")
+
+    state = SQLiteState(":memory:", clock=lambda: NOW)
+    hour = timedelta(hours=1)
+    rules = {
+        ("button", "user"): Rate(1, hour),
+        ("digest", "user"): Rate(2, hour),
+        ("question", "user"): Rate(1, hour),
+    }
+    core = ReportCore(config=load_config(), get_digest=record, clock=lambda: NOW)
+    dispatcher = Dispatcher(
+        core, None, platform="slack", limiter=Limiter(state, rules, lambda: NOW)
+    )
+    caller = Caller("C1", user="U1")
+    click = DigestCommand("2026-01-30", options=Options(lang=Lang.ZH))
+    try:
+        with pytest.raises(NotFound):
+            await dispatcher.build(click, caller, clicked=True).run()
+        with pytest.raises(Limited) as raised:
+            await dispatcher.build(click, caller, clicked=True).run()
+        assert len(built) == 1
+        text = messages.error_text(raised.value, NOW)
+        assert text.startswith("你已达到按钮点击上限（每小时 1 次）") and "05:00 UTC" in text
+        for _ in range(2):
+            with pytest.raises(NotFound):
+                await dispatcher.build(DigestCommand("2026-01-30"), caller).run()
+        with pytest.raises(Limited):
+            await dispatcher.build(DigestCommand("2026-01-29"), caller).run()
+        assert len(built) == 3
+        with pytest.raises(NotFound):  # another member
+            await dispatcher.build(DigestCommand("2026-01-29"), Caller("C1", user="U2")).run()
+        question = AskCommand("what's new in ROCm?")
+        with pytest.raises(ConfigError):  # this core answers no question, but it was asked
+            await dispatcher.build(question, caller).run()
+        with pytest.raises(Limited) as asked:
+            await dispatcher.build(question, caller).run()
+        assert messages.error_text(asked.value, NOW).startswith(
+            "You have reached your limit of questions (1 per hour)"
+        )
+    finally:
+        await state.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -14,13 +16,16 @@ import pytest
 
 from bot.compose import build_runtime
 from bot.compose.services import EXIT_CONFIG, NO_FRONT_END, build_services, cut_short_note, serve
-from config.settings import SlackSettings, load_config
+from bot.process.serve import BotProcess
+from config.settings import GitHubSettings, RedisSettings, Settings, SlackSettings, load_config
 from digest.builder import DigestRequest
 from digest.models import Window
 from digest.schedule.command_threads import CommandThreads, OpenThread
-from tests.bot.compose.conftest import at_now, redis_replica, settings_for
+from digest.schedule.subscription import Subscription
+from tests.bot.compose.conftest import at_now, redis_replica, rows, settings_for
 from tests.fakes.github import FakeGitHub
-from tests.fakes.slack import start_fake_slack, stop_fake_slack
+from tests.fakes.slack import slash_payload, start_fake_slack, stop_fake_slack
+from tests.support.clock import Clock
 from tests.support.paths import ROOT
 from tests.support.redis_server import RedisServer
 from tests.support.serve import SCHEDULED, ServeParts, front_end_settings, serve_parts
@@ -135,6 +140,125 @@ async def test_without_a_mirror_there_is_no_site_chart_or_refresh(
     made.site_url = "https://bot.example/reports/"
     services = build_services(made, load_config(), test_runtime)
     assert services.site is None and services.site_root is None and services.refresh is None
+
+
+async def test_below_the_reserve_commands_wait_and_the_daily_post_goes_out_complete(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """With 1,000 of GitHub's 5,000 requests left (below the 30 % reserve), the daily post at
+    11:21 syncs and goes out complete; then a member's command for an older day is refused
+    with the reset time, without a request to GitHub."""
+    github.leave(1000)
+    fake = await start_fake_slack()
+    settings = Settings(
+        github=GitHubSettings(api_url=github.url, token="ghp_test"),
+        slack=SlackSettings(bot_token="xoxb-x", app_token="xapp-1-test", api_url=fake.api_url),
+        redis=RedisSettings(url=None),
+        db=str(tmp_path / "m.db"),
+        http_port=0,
+    )
+    config = load_config()
+    stop = asyncio.Event()
+    try:
+        async with build_runtime(settings, config, clock=at_now) as runtime:
+            await runtime.subscriptions.put_subscription(
+                Subscription("slack", "C0000001", "vllm-project/vllm", "11:21", "Asia/Shanghai")
+            )
+            services = build_services(settings, config, runtime, clock=at_now, slack_pace_s=0)
+            task = asyncio.create_task(BotProcess(services, stop=stop, drain_s=5).run())
+            await fake.wait_connected()
+            scheduler = services.scheduler
+            async with asyncio.timeout(20):
+                while scheduler.counters["posts_made"] < 1:  # noqa: ASYNC110 - no event to wait on
+                    await asyncio.sleep(0.02)
+            daily = list(fake.posts)
+            assert daily[0]["channel"] == "C0000001" and "thread_ts" not in daily[0]
+            assert all(p["thread_ts"] == daily[0]["_ts"] for p in daily[1:])
+            assert not any("not synced" in str(p) for p in daily)
+            assert scheduler.counters["posts_incomplete"] == scheduler.counters["post_errors"] == 0
+            assert "#101" in str(daily) or "/101" in str(daily)
+
+            sent = len(github.requests)
+            envelope = {
+                "envelope_id": "env-old",
+                "type": "slash_commands",
+                "payload": slash_payload(
+                    "2026-03-01", trigger_id="trig-old", response_url=fake.response_url("old")
+                ),
+                "accepts_response_payload": True,
+            }
+            await fake.send_envelope(envelope)
+            await fake.wait_until(lambda: any(r["_name"] == "old" for r in fake.responses))
+            (refused,) = [r for r in fake.responses if r["_name"] == "old"]
+            assert refused["text"] == (
+                "The bot is saving its GitHub budget for the daily posts; try again after "
+                "04:21 UTC (in about 60 min)."
+            )
+            assert refused["response_type"] == "ephemeral"
+            assert not [r for r in github.requests[sent:] if "2026-03-0" in str(r.query)]
+            assert len(fake.posts) == len(daily)
+            stop.set()
+            assert await asyncio.wait_for(task, 15) == 0
+    finally:
+        stop.set()
+        await stop_fake_slack(fake)
+
+
+async def test_a_daily_post_that_went_out_behind_is_corrected_in_its_thread(
+    tmp_path: Path,
+) -> None:
+    """GitHub's limit runs out in the middle of the 11:21 sync: the daily post goes out once,
+    saying what is missing; after the reset, the next pass posts one short correction with the
+    complete figures in the post's thread, and later passes post nothing more."""
+    clock = Clock(at_now())
+    fake = await start_fake_slack()
+    try:
+        async with FakeGitHub(clock=clock) as github:
+            issues, comments = rows()
+            github.add_repo("vllm-project/vllm", issues=issues, comments=comments)
+            github.leave(2)  # the issues and the comments; not the review comments
+            settings = Settings(
+                github=GitHubSettings(api_url=github.url),
+                slack=SlackSettings(
+                    bot_token="xoxb-x", app_token="xapp-1-test", api_url=fake.api_url
+                ),
+                redis=RedisSettings(url=None),
+                db=str(tmp_path / "m.db"),
+                http_port=0,
+            )
+            config = load_config()
+            async with build_runtime(settings, config, clock=clock) as runtime:
+                await runtime.subscriptions.put_subscription(
+                    Subscription("slack", "C0000001", "vllm-project/vllm", "11:21", "Asia/Shanghai")
+                )
+                services = build_services(settings, config, runtime, clock=clock, slack_pace_s=0)
+                scheduler = services.scheduler
+                assert await scheduler.tick() == 1
+                daily = list(fake.posts)
+                assert "not synced yet" in str(daily)
+                parent = daily[0]["_ts"]
+                clock.advance(timedelta(minutes=30))
+                await scheduler.tick()  # still before the reset: nothing to correct yet
+                assert len(fake.posts) == len(daily)
+                clock.advance(timedelta(minutes=31))
+                await scheduler.tick()
+                (correction,) = fake.posts[len(daily) :]
+                assert correction["thread_ts"] == parent
+                assert correction["text"] == (
+                    "Correction: this digest went out before the GitHub sync had caught up "
+                    "(rate limit); it has now, and the complete figures are: New issues 1 | "
+                    "Closed issues 0 | New PRs 1 | Merged PRs 1 | Closed unmerged PRs 0"
+                )
+                clock.advance(timedelta(minutes=10))
+                await scheduler.tick()
+                assert len(fake.posts) == len(daily) + 1
+                assert scheduler.corrections is not None
+                assert scheduler.corrections.counters["posts_corrected"] == 1
+                assert re.search(
+                    r"_posts_corrected_total 1(\.0)?$", services.metrics.render(), re.M
+                )
+    finally:
+        await stop_fake_slack(fake)
 
 
 async def test_serves_refresh_prunes_the_mirror_nobody_wants(

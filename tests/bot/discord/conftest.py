@@ -15,6 +15,7 @@ import pytest
 
 from bot.commands.buttons import DigestButtons
 from bot.commands.defaults import DefaultsStore
+from bot.commands.dispatch import RateLimiter
 from bot.commands.grammar import DigestCommand, Options
 from bot.commands.runner import ReportCore
 from bot.commands.tracking import ThreadJournal
@@ -163,6 +164,7 @@ async def start_bot(
         buttons: DigestButtons | None = None,
         chart: ChartFn | None = None,
         threads: ThreadJournal | None = None,
+        limiter: RateLimiter | None = None,
         **options: Any,
     ) -> ReportClient:
         settings = DiscordSettings(api_url=fake.api_url, gateway_url=fake.gateway_url)
@@ -174,6 +176,7 @@ async def start_bot(
             buttons=buttons,
             chart=chart,
             threads=threads,
+            limiter=limiter,
         )
         client = build_discord_client(front, settings, guild_ready_timeout=0.01, **options)
         task = asyncio.create_task(client.start(TOKEN))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from typing import Any
 
 import pytest
 
@@ -13,10 +14,13 @@ from bot.commands.grammar import DigestCommand, UsageError, parse
 from bot.commands.runner import ReportCore
 from bot.discord import ReportClient, render_discord
 from bot.discord.limits import THREAD_NAME, problems
+from config.settings import LimitSettings
 from digest.backends.sqlite.mirror import SQLiteStore
+from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestRequest
 from digest.models import Digest
 from digest.render.chat import TOP_ENTRIES
+from digest.state.limiter import Limiter
 from tests.bot.discord.conftest import HOSTILE_LOGIN, StartBot, make_core, synthetic_digest
 from tests.fakes.discord import (
     CHANNEL_ID,
@@ -24,7 +28,10 @@ from tests.fakes.discord import (
     MANAGE_CHANNELS,
     MEMBER_PERMISSIONS,
     TOKEN,
+    USER_ID,
+    Call,
     FakeDiscord,
+    user,
 )
 from tests.fakes.subscriptions import MemorySubscriptions
 from tests.support.discord_helpers import (
@@ -384,3 +391,48 @@ async def test_without_thread_permission_sections_follow_up(
         m.to_dict()["embeds"] for m in expected.messages
     ]
     assert all(c.flags == 0 for c in follow_ups)
+
+
+async def test_a_burst_of_digests_is_limited_and_another_member_still_gets_theirs(
+    start_bot: StartBot, fake: FakeDiscord, core: ReportCore
+) -> None:
+    """Twenty distinct /vllm-report from one member: ten posted, ten refused to that member
+    only (ephemeral) with the limit and when to try again; another member's digest then
+    arrives in full."""
+    state = SQLiteState(":memory:", clock=lambda: DEFAULT_NOW)
+    try:
+        await start_bot(core, limiter=Limiter(state, LimitSettings().rules(), lambda: DEFAULT_NOW))
+        for day in range(1, 21):
+            await fake.command("vllm-report", {"window": f"2026-01-{day:02d}"})
+
+        def refusals() -> list[dict[str, Any]]:
+            return [
+                payload(c)
+                for c in fake.find("POST", WEBHOOK)
+                if "limit of digests" in (payload(c).get("content") or "")
+            ]
+
+        def parents() -> list[Call]:
+            return fake.find("POST", THREAD_FROM_MESSAGE)
+
+        await fake.wait_for(lambda calls: len(refusals()) == 10 and len(parents()) == 10)
+        assert all(r["flags"] == EPHEMERAL for r in refusals())
+        assert all(
+            r["content"].startswith("You have reached your limit of digests (10 per 10 minutes)")
+            for r in refusals()
+        )
+        expected = render_discord(await _digest_post(core))
+        await fake.command("vllm-report", {"window": "2026-01-31"}, who=user(USER_ID + 1, "bob"))
+        await fake.wait_for(
+            lambda calls: (
+                len(parents()) == 11
+                and len(in_channel(fake, thread_ids(fake)[-1])) == len(expected.thread)
+            )
+        )
+        assert len(refusals()) == 10
+        theirs = in_channel(fake, thread_ids(fake)[-1])
+        assert [embeds(payload(c)) for c in theirs] == [
+            m.to_dict()["embeds"] for m in expected.thread
+        ]
+    finally:
+        await state.close()

@@ -11,9 +11,10 @@ import pytest
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
+from bot.compose.front_ends import DailyCorrector
 from bot.discord import DiscordFrontEnd, build_discord_client
 from bot.discord.endpoints import point_discord_at
-from bot.discord.post import DiscordDaily, channel_id
+from bot.discord.post import DiscordDaily, DiscordThreads, channel_id
 from config.settings import DiscordSettings, load_config
 from digest.models import Digest, Window
 from digest.schedule.subscription import Subscription
@@ -180,3 +181,26 @@ def test_a_discord_channel_is_its_numeric_id(channel: str) -> None:
     with pytest.raises(ValueError):
         channel_id(channel)
     assert channel_id(str(CHANNEL_ID)) == CHANNEL_ID
+
+
+async def test_a_correction_goes_into_the_daily_posts_thread(
+    discord_client: tuple[FakeDiscord, Any],
+) -> None:
+    """The correction of a daily post that went out behind is one message in the thread
+    started from the post's parent (whose id the ledger recorded as part 0)."""
+    fake, client = discord_client
+    parts: list[str] = []
+
+    async def part_sent(index: int, message_id: str) -> None:
+        parts.append(message_id)
+
+    sub = subscription("discord", str(CHANNEL_ID))
+    digest = await sample_digest()
+    await discord_daily(client)(sub, digest, late=False, quiet=False, part_sent=part_sent)
+    (thread,) = fake.find("POST", rf"channels/{CHANNEL_ID}/messages/\d+/threads")
+    before = len(fake.find("POST", r"channels/\d+/messages$"))
+    await DailyCorrector({"discord": DiscordThreads(client)})(sub, digest, parts[0])
+    sent = fake.find("POST", r"channels/\d+/messages$")[before:]
+    assert [c.path for c in sent] == [f"channels/{thread.response['id']}/messages"]
+    assert sent[0].body["content"].startswith("Correction: this digest went out before")
+    assert sent[0].body["allowed_mentions"]["parse"] == []

@@ -42,7 +42,7 @@ from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.discord import TOKEN as DISCORD_TOKEN
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
-from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+from tests.fakes.slack import FakeSlack, slash_payload, start_fake_slack, stop_fake_slack
 from tests.support.paths import ROOT
 from tests.support.redis_server import free_port
 from tests.support.serve import (
@@ -891,3 +891,50 @@ async def test_slowloris_and_unsigned_posts_leave_healthz_answering_with_bounded
     assert len(logged) < 8 * 1024
     assert "admin.granted" not in logged and "xxxxxxxx" not in logged
     assert logged.count("slack.request_unverified") == 1
+
+
+async def test_healthz_and_slack_acks_answer_while_a_digest_is_analysed(
+    runtime: ServeParts, slack: FakeSlack, start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A digest's analysis runs off the event loop: while one is held in the middle of it, a
+    second slash command is acknowledged and /healthz answers at once; then both are posted."""
+    import threading
+    import time
+
+    import digest.analysis.analyze as analysis
+
+    real, release = analysis.analyze, threading.Event()
+    entered: list[float] = []
+
+    def held(data: Any, topics: Any) -> Any:
+        if not entered:
+            entered.append(time.perf_counter())
+            release.wait(timeout=20)
+        return real(data, topics)
+
+    monkeypatch.setattr(analysis, "analyze", held)
+    process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)
+    await slack.wait_connected()
+
+    def envelope(name: str, day: str) -> dict[str, Any]:
+        return {
+            "envelope_id": name,
+            "type": "slash_commands",
+            "payload": slash_payload(day, trigger_id=f"trig-{name}"),
+            "accepts_response_payload": True,
+        }
+
+    await slack.send_envelope(envelope("held", "2026-01-31"))
+    await until(lambda: bool(entered), 30)
+    status, _ = await healthz(process)
+    await slack.send_envelope(envelope("second", "2026-01-30"))
+    await slack.wait_until(lambda: any(a.get("envelope_id") == "second" for a in slack.acks))
+    answered = time.perf_counter() - entered[0]
+    release.set()
+    assert status == 200
+    assert answered < 5.0, f"the loop was held {answered:.1f} s by a build"
+
+    def parents() -> int:
+        return sum(1 for p in slack.posts if "thread_ts" not in p)
+
+    await slack.wait_until(lambda: parents() >= 2, 20)

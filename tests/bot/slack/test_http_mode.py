@@ -11,9 +11,14 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
+from bot.commands.grammar import DigestCommand, parse
 from bot.commands.runner import ReportCore
+from bot.slack.post import command_post
 from bot.slack.run import HttpServer
+from config.settings import LimitSettings
+from digest.backends.sqlite.state import SQLiteState
 from digest.errors import ConfigError
+from digest.state.limiter import Limiter
 from tests.bot.slack.conftest import NOW, SECRET, eventually, logged
 from tests.fakes.slack import (
     FakeSlack,
@@ -194,3 +199,68 @@ async def test_request_url_verification_is_answered(server: HttpServer) -> None:
     body = json.dumps({"type": "url_verification", "token": "t", "challenge": "c-4711"})
     status, text = await _send(server, body, "application/json", sign(SECRET, body))
     assert status == 200 and "c-4711" in text
+
+
+@pytest.fixture
+async def limited(core: ReportCore, web_client: AsyncWebClient) -> AsyncIterator[HttpServer]:
+    """The HTTP endpoint with the default rate limits, counted in a SQLite state."""
+    state = SQLiteState(":memory:", clock=lambda: NOW)
+    limiter = Limiter(state, LimitSettings().rules(), lambda: NOW)
+    app = slack_app(
+        core, web_client, signing_secret=SECRET, clock=lambda: NOW, pace_s=0, limiter=limiter
+    )
+    running = await serve_http(app)
+    yield running
+    await running.stop(drain_s=5)
+    await state.close()
+
+
+def parse_digest(text: str) -> DigestCommand:
+    command = parse(text)
+    assert isinstance(command, DigestCommand)
+    return command
+
+
+async def test_a_burst_of_digests_is_limited_and_another_member_still_gets_theirs(
+    limited: HttpServer, fake: FakeSlack, core: ReportCore
+) -> None:
+    """Twenty distinct digests from one member: ten are posted, ten refused in the
+    acknowledgement, to that member only, with the limit and the time to try again; another
+    member's digest then arrives in full."""
+    days = [f"2026-01-{d:02d}" for d in range(1, 21)]
+    acks = []
+    for n, day in enumerate(days):
+        body = form_body(
+            slash_payload(day, trigger_id=f"burst-{n}", response_url=fake.response_url(f"b{n}"))
+        )
+        status, text = await _send(
+            limited, body, "application/x-www-form-urlencoded", sign(SECRET, body)
+        )
+        assert status == 200
+        acks.append(json.loads(text))
+    await limited.jobs.idle()
+    assert [a["text"] for a in acks[:10]] == [messages.WORKING] * 10
+    refusals = acks[10:]
+    assert all(r["response_type"] == "ephemeral" for r in refusals)
+    assert {r["text"].split("; try again after")[0] for r in refusals} == {
+        "You have reached your limit of digests (10 per 10 minutes)"
+    }
+    assert all("UTC (in about 1 min)" in r["text"] for r in refusals)
+    assert fake.responses == []  # nothing else said to anyone
+    parents = [p for p in fake.posts if "thread_ts" not in p]
+    assert len(parents) == 10
+    before = len(fake.posts)
+
+    body = form_body(
+        slash_payload(
+            "2026-01-31", user="U0000002", trigger_id="other", response_url=fake.response_url("o")
+        )
+    )
+    await _send(limited, body, "application/x-www-form-urlencoded", sign(SECRET, body))
+    await limited.jobs.idle()
+    theirs = fake.posts[before:]
+    expected = command_post(await core.digest(parse_digest("2026-01-31")), site_url=None)
+    assert len(theirs) == len(expected.messages)
+    assert theirs[0]["blocks"][0]["text"]["text"] == "vLLM Development Report - 2026-01-31"
+    assert all(p["thread_ts"] == theirs[0]["_ts"] for p in theirs[1:])
+    assert not [r for r in fake.responses if r["_name"] == "o"]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import openai
 import pytest
 
-from digest.llm.client import ChatClient, LLMFailure, Mode
+from digest.llm.client import ChatClient, LLMFailure, Mode, cap_calls
 from digest.llm.reasons import Reason
 from digest.writers.llm import LLMWriter
 from digest.writers.template import TemplateWriter
@@ -124,3 +125,25 @@ async def test_an_answer_cut_off_mid_object_is_truncated_not_misread() -> None:
             )
         await client.close()
     assert failure.value.reason is Reason.TRUNCATED
+
+
+async def test_a_process_cap_bounds_the_requests_of_every_writer_on_a_client() -> None:
+    """Two digests written at once (8 sections each at a time) on a client capped at 3: the
+    server never sees more than 3 requests at once, and every section is still written."""
+    async with FakeOpenAI(latency=0.05) as server:
+        client = _client(server)
+        cap_calls(client, 3)
+        writers = [
+            LLMWriter(client, MODEL, fallback=TemplateWriter(), concurrency=8, timeout=10.0)
+            for _ in range(2)
+        ]
+        written = await asyncio.gather(
+            *(
+                w.write(sample_analysis(), lang)
+                for w, lang in zip(writers, ("en", "zh"), strict=True)
+            )
+        )
+        await client.close()
+    assert server.max_in_flight == 3
+    assert all(f"llm:{MODEL}" in {s.writer for s in w.sections} for w in written)
+    assert len(server.requests) >= 2 * SECTIONS

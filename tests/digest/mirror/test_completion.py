@@ -26,7 +26,8 @@ async def test_stopped_backfill_says_when_it_completes(
     rig.clock.advance(timedelta(minutes=1))
     again = await rig.syncer.ensure(REPO, window)  # stopped at its first request: no pace read
     assert again.completion is not None
-    assert abs(again.completion.requests - done.requests) <= max(2, done.requests // 4)
+    # within a page or two for each stream still missing (the issues, read in full, are not)
+    assert abs(again.completion.requests - done.requests) <= max(3, done.requests // 4)
     rig.fake.exhaust_from = None
     rig.clock.now = done.at + timedelta(seconds=1)
     resumed = await rig.syncer.ensure(REPO, window)

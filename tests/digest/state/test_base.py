@@ -155,3 +155,33 @@ async def test_sqlite_state_survives_restart(tmp_path: Path) -> None:
     assert await second.claim("posted:sub:2026-03-10", timedelta(days=3)) is None
     assert len(await second.subscriptions()) == 1
     await second.close()
+
+
+async def test_a_bucket_gives_its_capacity_then_says_how_long_to_wait(case: Case) -> None:
+    """A token bucket grants ``capacity`` takes at once, then refuses with the wait for one."""
+    taken = [await case.state.take("bucket:u1", 3, timedelta(minutes=3)) for _ in range(4)]
+    assert taken[:3] == [None, None, None]
+    wait = taken[3]
+    assert wait is not None
+    assert timedelta(seconds=55) <= wait <= timedelta(minutes=1)
+
+
+async def test_buckets_are_separate_and_atomic(case: Case) -> None:
+    """Twenty concurrent takes of a 5-token bucket grant exactly 5; another key is untouched."""
+    found = await asyncio.gather(
+        *(case.state.take("bucket:burst", 5, timedelta(hours=1)) for _ in range(20))
+    )
+    assert sum(1 for wait in found if wait is None) == 5
+    assert await case.state.take("bucket:other", 1, timedelta(hours=1)) is None
+
+
+async def test_a_bucket_refills_over_its_period(case: Case) -> None:
+    """An emptied bucket grants again once its period has passed."""
+    period = SHORT if isinstance(case.state, RedisState) else LONG
+    assert await case.state.take("bucket:r", 1, period) is None
+    assert await case.state.take("bucket:r", 1, period) is not None
+    if isinstance(case.state, RedisState):
+        await asyncio.sleep(period.total_seconds() * 1.5)
+    else:
+        await case.expire("bucket:r")
+    assert await case.state.take("bucket:r", 1, period) is None

@@ -1,0 +1,193 @@
+"""Items as they stood when the window closed: a later merge or close shows as a note."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+
+from digest.analysis.fates import later_text
+from digest.backends.sqlite.mirror import SQLiteStore
+from digest.builder import DigestBuilder, DigestRequest
+from digest.codec import decode_digest, encode_digest
+from digest.models import (
+    Digest,
+    ItemKind,
+    ItemRef,
+    ItemState,
+    Lang,
+    Later,
+    Text,
+    Window,
+    iter_spans,
+)
+from digest.render.json import dumps
+from digest.render.markdown import render_markdown
+from digest.writers.template import TemplateWriter
+from tests.support.store_samples import at, comment, item
+
+WINDOW = Window(at(0), at(24), "Asia/Shanghai", "2026-03-10")
+NOW = at(24 * 40)  # built more than a month later
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[SQLiteStore]:
+    """A day with a PR merged three days after it, an issue closed as a duplicate after it,
+    and a PR merged within it; the PR merged later is the day's most discussed item."""
+    store = SQLiteStore(":memory:")
+    pr_url = "https://github.com/vllm-project/vllm/pull/"
+    later_pr = item(
+        5,
+        kind=ItemKind.PR,
+        title="[ROCm] Fix the MI300X attention crash",
+        url=pr_url + "5",
+        created_at=at(2),
+        updated_at=at(24 * 5),
+        state=ItemState.CLOSED,
+        closed_at=at(24 * 4 + 1),
+        merged_at=at(24 * 4 + 1),
+    )
+    duplicate = item(
+        6,
+        created_at=at(3),
+        updated_at=at(24 * 6),
+        state=ItemState.CLOSED,
+        state_reason="duplicate",
+        closed_at=at(24 * 6),
+    )
+    merged = item(
+        7,
+        kind=ItemKind.PR,
+        url=pr_url + "7",
+        created_at=at(1),
+        state=ItemState.CLOSED,
+        closed_at=at(5),
+        merged_at=at(5),
+    )
+    await store.upsert_items([later_pr, duplicate, merged])
+    talk = [
+        comment(
+            100 + n,
+            item_number=5,
+            author=f"user{n % 4}",
+            created_at=at(3 + n),
+            body_excerpt=f"The MI300X path still crashes with config {n}.",
+        )
+        for n in range(8)
+    ]
+    await store.upsert_comments(talk)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def _build(store: SQLiteStore, lang: Lang) -> Digest:
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
+    )
+    return await builder.build(DigestRequest("vllm-project/vllm", WINDOW, lang, "template", ()))
+
+
+async def test_a_pr_merged_after_the_window_reads_as_open_with_its_merge_noted(
+    store: SQLiteStore,
+) -> None:
+    """The PR merged three days after the window is a new, open PR of that day, not a merged
+    one, and every section that links it says "merged 3 days later" right after the link."""
+    digest = await _build(store, Lang.EN)
+    lists = dict(digest.lists)
+    assert [i.number for i in lists["merged_prs"]] == [7]
+    (pr,) = [i for i in lists["new_prs"] if i.number == 5]
+    assert pr.state is ItemState.OPEN and pr.merged_at is None
+    assert digest.counts.merged_prs == 1
+    citing = [s for s in digest.sections if 5 in s.cites]
+    assert len(citing) >= 2, [s.id for s in digest.sections]
+    for section in citing:
+        spans = iter_spans(section.blocks)
+        first = next(k for k, s in enumerate(spans) if isinstance(s, ItemRef) and s.number == 5)
+        assert spans[first + 1] == Text(" (merged 3 days later)"), section.id
+    markdown = render_markdown(digest)
+    assert "(merged 3 days later)" in markdown
+    assert "closed as a duplicate later, on 2026-03-16" in markdown  # the day in the window's zone
+
+
+async def test_the_notes_read_as_chinese_in_the_zh_digest(store: SQLiteStore) -> None:
+    """The zh digest notes the same fates in Chinese."""
+    markdown = render_markdown(await _build(store, Lang.ZH))
+    assert "（3 天后合并）" in markdown
+    assert "（后于 2026-03-16 作为重复问题关闭）" in markdown
+
+
+async def test_the_json_says_what_is_as_of_the_window_end_and_what_came_later(
+    store: SQLiteStore,
+) -> None:
+    """The JSON states are the window end's; ``later`` holds each fate; ``as_of`` says the
+    states are the window end's and titles and labels the mirror's as synced."""
+    digest = await _build(store, Lang.EN)
+    doc = json.loads(dumps(digest))
+    assert doc["as_of"] == {"states": "2026-03-11T03:21:00Z", "edits": "provenance.synced_at"}
+    assert doc["later"] == [
+        {"number": 5, "event": "merged", "at": "2026-03-14T04:21:00Z", "reason": None},
+        {"number": 6, "event": "closed", "at": "2026-03-16T03:21:00Z", "reason": "duplicate"},
+    ]
+    (entry,) = [e for e in doc["lists"]["new_prs"] if e["number"] == 5]
+    assert entry["state"] == "open" and entry["merged_at"] is None
+    assert entry["later"]["event"] == "merged"
+    (merged,) = doc["lists"]["merged_prs"]
+    assert merged["later"] is None
+
+
+async def test_the_cache_codec_keeps_the_fates(store: SQLiteStore) -> None:
+    """A digest read back from the cache carries the same fates."""
+    digest = await _build(store, Lang.EN)
+    assert decode_digest(encode_digest(digest)).later == digest.later
+
+
+async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
+    """Nothing has happened yet after a window that ends now: no note, no ``later``."""
+    end = at(24 * 7)
+    window = Window(at(0), end, "UTC", "7d", ends_now=True)
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: end
+    )
+    request = DigestRequest("vllm-project/vllm", window, Lang.EN, "template", ())
+    digest = await builder.build(request)
+    assert digest.later == ()
+    assert [i.number for i in dict(digest.lists)["merged_prs"]] == [5, 7]
+    assert "later)" not in render_markdown(digest)
+
+
+@pytest.mark.parametrize(
+    ("later", "en", "zh"),
+    [
+        (Later(1, "merged", at(24.5), None, True), "merged within the hour", "不到 1 小时即合并"),
+        (Later(1, "merged", at(25.5), None, True), "merged an hour later", "1 小时后合并"),
+        (Later(1, "merged", at(24 + 5), None, True), "merged 5 hours later", "5 小时后合并"),
+        (Later(1, "merged", at(24 * 2 + 3), None, True), "merged a day later", "1 天后合并"),
+        (
+            Later(1, "closed", at(24 * 3), None, True),
+            "closed without merging later, on 2026-03-13",
+            "后于 2026-03-13 关闭，未合并",
+        ),
+        (
+            Later(1, "closed", at(24 * 3), "not_planned"),
+            "closed as not planned later, on 2026-03-13",
+            "后于 2026-03-13 标记为不予处理并关闭",
+        ),
+        (
+            Later(1, "closed", at(24 * 3), "completed"),
+            "closed as completed later, on 2026-03-13",
+            "后于 2026-03-13 解决并关闭",
+        ),
+        (
+            Later(1, "closed", at(24 * 3), None),
+            "closed later, on 2026-03-13",
+            "后于 2026-03-13 关闭",
+        ),
+    ],
+)
+def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:
+    """Merges within a day in hours, later ones in days; closes by their day in the window's
+    zone, with the reason GitHub gives."""
+    assert (later_text(later, WINDOW, Lang.EN), later_text(later, WINDOW, Lang.ZH)) == (en, zh)

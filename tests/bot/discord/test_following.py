@@ -83,10 +83,11 @@ async def test_the_cap_per_channel_holds_on_discord(
     naming the cap, and the first stays alone."""
     await start_bot(rig.admit_in(core, Caps(per_channel=1)))
     await fake.command("vllm-subscribe", {"repository": "o/r1"}, permissions=MANAGER)
+    [first] = await _said(fake, 1)  # answered before the second is sent: no race for the cap
+    assert first.startswith("Subscribed: a o/r1 digest")
     await fake.command("vllm-subscribe", {"repository": "o/r2"}, permissions=MANAGER)
     said = await _said(fake, 2)
-    assert any(s.startswith("Subscribed: a o/r1 digest") for s in said)
-    assert any("the limit per channel (1)" in s for s in said)
+    assert "the limit per channel (1)" in said[1]
     assert await _stored(rig) == [f"{CHANNEL_ID} o/r1"]
 
 

@@ -614,6 +614,8 @@ async def test_an_old_day_built_months_later_on_a_fresh_mirror_is_the_one_made_o
                 "template",
                 config.topics_for(REPO),
                 display_name=config.display_name(REPO),
+                organisations=config.organisation_map(),
+                glossary=config.glossary_for(REPO),
             )
             on_the_day = await builder.build(request)
             assert on_the_day.section("followups") is not None

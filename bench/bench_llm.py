@@ -8,7 +8,8 @@ whole digest against the per-section latency of the server.
 
 With ``--base-url`` and ``--model`` it writes whole digests of the real sample day
 (tests/data/vllm-2026-01-31.json) against that server instead, and prints per section whether
-the model wrote it or why it fell back, its prompt and completion tokens and its seconds:
+the model wrote it or why it fell back, its prompt and completion tokens and its seconds, and
+the reader's checks of each section (its zh Chinese share and quoted English sentences):
 
     python bench/bench_llm.py --base-url http://127.0.0.1:8000/v1 --model smol \
         [--lang en] [--section-tokens 1500 --digest-tokens 14000 --max-output-tokens 300]
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from config.settings import LLMSettings
 from digest.analysis.types import Analysis
+from digest.i18n.share import chinese_share, english_quotes, prose
 from digest.llm.budget import estimate_messages
 from digest.writers.base import Written
 from digest.writers.llm import LLMWriter
@@ -115,6 +117,19 @@ class _Sections(logging.Handler):
             self.rows.append(dict(record.__dict__))
 
 
+def reader_checks(written: Written, lang: str) -> None:
+    """What a reader of the report checks, per section: who wrote it, and in zh its Chinese
+    share (titles, logins, links and code set aside; the published pages are 40-59 %) and the
+    English sentences it quotes (there should be none)."""
+    print("\n| section | writer | zh share | English quotes |")
+    print("|---|---|---|---|")
+    for section in written.sections:
+        text = prose(section.blocks)
+        share = f"{chinese_share(text):.0%}" if lang == "zh" else "-"
+        quotes = len(english_quotes(text)) if lang == "zh" else "-"
+        print(f"| {section.id} | {section.writer} | {share} | {quotes} |")
+
+
 async def against(args: argparse.Namespace) -> None:
     """Whole digests of the sample day against a real server, section by section."""
     analysis = sample_analysis()
@@ -158,6 +173,7 @@ async def against(args: argparse.Namespace) -> None:
                 f"| {row['section']} | {who} | {row['prompt_tokens']} | "
                 f"{row['completion_tokens']} | {row['seconds']:.1f} |"
             )
+        reader_checks(written, lang)
     await client.close()
 
 

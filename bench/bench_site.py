@@ -1,5 +1,7 @@
-"""Benchmark of the report website: a 30-day, two-language site from a warm mirror, then the
-incremental rebuild after one new day.
+"""Benchmark of the report website: an N-day (``--days``), two-language site from a warm mirror,
+an unchanged rebuild, then the incremental rebuild after one new day, and the one after the next
+day over the last 30 days only (what ``serve`` rebuilds after a daily post: older days are kept
+from the archive); the output's size per day and the projection to a 1,100-day history.
 
 Synthetic vLLM-sized activity (``tests/support/synthetic.py``, ~150 items and ~500 comments a
 day) is served by the fake GitHub; the real runtime (SQLite mirror, sync gate, template writer,
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import resource
 import sys
@@ -34,12 +37,13 @@ from bot.compose.site import site_builder
 from bot.site import SiteBuilder, SiteOptions
 from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
-from digest.models import Window
+from digest.models import Lang, Window
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
+PROJECT = 1100  # the days of a full history the figures are projected to
 
 
 def _cpu() -> float:
@@ -49,7 +53,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> None:
+def _size(root: Path) -> tuple[int, int]:
+    """Bytes of the site, and of which its Pagefind index."""
+    total = search = 0
+    for path in root.rglob("*"):
+        if path.is_file():
+            size = path.stat().st_size
+            total += size
+            if "pagefind" in path.relative_to(root).parts[:1]:
+                search += size
+    return total, search
+
+
+async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> float:
     cpu = _cpu()
     report = await builder.build(options)
     used = _cpu() - cpu
@@ -60,6 +76,7 @@ async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> No
         f"{report.search_seconds:4.2f} s search index; {report.pages} pages "
         f"({report.rendered} rendered, {report.reused} unchanged, {report.pending} pending)"
     )
+    return report.seconds
 
 
 async def run(days: int, seed: int, out: Path) -> None:
@@ -90,11 +107,26 @@ async def run(days: int, seed: int, out: Path) -> None:
                 f"(report days {dates[0]} .. {dates[-1]})"
             )
             builder = site_builder(runtime)
-            options = SiteOptions(out=out, repos=(REPO,), days=days, langs=("zh", "en"))
-            await _measure(f"full {days}-day build", builder, options)
-            await _measure("unchanged rebuild", builder, options)
+            options = SiteOptions(out=out, repos=(REPO,), days=days, langs=(Lang.ZH, Lang.EN))
+            full = await _measure(f"full {days}-day build", builder, options)
+            total, search = _size(out)
+            per_day = total / days
+            print(
+                f"output: {total / 1e6:.1f} MB ({per_day / 1e3:.0f} kB per day, of which "
+                f"{search / days / 1e3:.0f} kB search index)"
+            )
+            unchanged = await _measure("unchanged rebuild", builder, options)
             clock.advance(timedelta(days=1))
-            await _measure("one new day", builder, options)
+            new_day = await _measure("one new day", builder, options)
+            clock.advance(timedelta(days=1))
+            daily = dataclasses.replace(options, days=30)  # what serve rebuilds after a post
+            await _measure("new day, 30-day span", builder, daily)
+            scale = PROJECT / days
+            print(
+                f"projection to {PROJECT} days (linear in days): full build "
+                f"~{full * scale / 60:.1f} min, unchanged rebuild ~{unchanged * scale:.0f} s, "
+                f"one new day ~{new_day * scale:.0f} s, ~{per_day * PROJECT / 1e9:.2f} GB"
+            )
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from digest.errors import BadWindow, ConfigError
 from digest.github.allow_list import valid_pattern
 from digest.github.names import valid_repo
 from digest.github.reserve import DEFAULT_SHARE
-from digest.models import Lang, Topic
+from digest.models import Lang, Organisation, Topic
 from digest.state.limiter import Rate
 from digest.windows import parse_day_start, zone
 
@@ -216,6 +216,7 @@ class TopicConfig(BaseModel):
     authors: list[str] = []
     synonyms: list[str] = []
     ignore: list[str] = []
+    organisation: str = ""  # the organisation behind the topic, a key of ``organisations``
 
     def to_topic(self, name: str) -> Topic:
         return Topic(
@@ -228,6 +229,24 @@ class TopicConfig(BaseModel):
             authors=tuple(self.authors),
             synonyms=tuple(self.synonyms),
             ignore=tuple(self.ignore),
+            organisation=self.organisation,
+        )
+
+
+class OrganisationConfig(BaseModel):
+    """Who works for an organisation, as logins tell (no e-mail addresses)."""
+
+    model_config = ConfigDict(extra="forbid")
+    suffixes: list[str] = []  # e.g. "-amd"
+    prefixes: list[str] = []  # e.g. "amd-"
+    logins: list[str] = []
+
+    def to_organisation(self, name: str) -> Organisation:
+        return Organisation(
+            name=name,
+            suffixes=tuple(self.suffixes),
+            prefixes=tuple(self.prefixes),
+            logins=tuple(self.logins),
         )
 
 
@@ -255,6 +274,7 @@ class RepoConfig(BaseModel):
     timezone: str = "UTC"
     day_start: str = "00:00"
     topics: list[str] | None = None
+    glossary: dict[str, str] = {}  # this repository's own glossary entries (term -> Chinese)
 
     check_timezone = field_validator("timezone")(_zone_name)
     check_day_start = field_validator("day_start")(_time_of_day)
@@ -290,6 +310,9 @@ class AppConfig(BaseModel):
     # the repositories chat may follow (owner/name or owner/*); empty: every public one
     allowed_repos: list[str] = []
     topics: dict[str, TopicConfig] = {}
+    organisations: dict[str, OrganisationConfig] = {}
+    # extra glossary entries (an English term -> its Chinese name), over digest's own
+    glossary: dict[str, str] = {}
     subscriptions: list[SubscriptionConfig] = []
     limits: LimitsConfig = Field(default_factory=LimitsConfig)  # rate limits of chat work
 
@@ -324,6 +347,14 @@ class AppConfig(BaseModel):
             known = ", ".join(sorted(self.topics)) or "none"
             raise ConfigError(f"unknown topic {name!r} (configured topics: {known})")
         return self.topics[key].to_topic(key)
+
+    def organisation_map(self) -> tuple[Organisation, ...]:
+        """The configured organisations, in file order."""
+        return tuple(conf.to_organisation(name) for name, conf in self.organisations.items())
+
+    def glossary_for(self, repo: str) -> tuple[tuple[str, str], ...]:
+        """The glossary entries the configuration adds for ``repo``: global, then its own."""
+        return tuple({**self.glossary, **self.repo(repo).glossary}.items())
 
     def topics_for(self, repo: str) -> tuple[Topic, ...]:
         names = self.repo(repo).topics

@@ -13,7 +13,7 @@ from digest.analysis.types import HISTORY_WINDOWS, WindowData
 from digest.errors import ConfigError
 from digest.i18n import t
 from digest.mirror.store import Completion, Store, Sync, SyncResult
-from digest.models import Comment, Digest, Item, Lang, Topic, Window
+from digest.models import Comment, Digest, Item, Lang, Organisation, Topic, Window
 from digest.writers.base import Writer
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,8 @@ class DigestRequest:
     topics: tuple[Topic, ...]
     display_name: str = ""
     config_fingerprint: str = ""
+    organisations: tuple[Organisation, ...] = ()  # the affiliation map
+    glossary: tuple[tuple[str, str], ...] = ()  # extra glossary entries (term, Chinese)
 
     @property
     def key(self) -> str:
@@ -216,7 +218,13 @@ class DigestBuilder:
         from digest.analysis.fates import noted
 
         # the analysis is plain computation: off the event loop, which goes on serving
-        analysis = await asyncio.to_thread(analyze, data, request.topics)
+        analysis = await asyncio.to_thread(
+            analyze,
+            data,
+            request.topics,
+            organisations=request.organisations,
+            glossary=request.glossary,
+        )
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1

@@ -63,6 +63,8 @@ def _span(span: Inline) -> Any:
         raise CodecError("a digest holds no pointers")
     if isinstance(span, Link):
         return [_LINK, span.url, span.text]
+    if span.role or span.affiliation:
+        return [_USER, span.login, span.url, span.role, span.affiliation]
     return [_USER, span.login, span.url]
 
 
@@ -161,6 +163,8 @@ class _Reader:
         kind = data[0]
         if kind == _ITEM:
             return ItemRef(data[1], data[2], data[3])
+        if kind == _USER and len(data) > 3:
+            return UserRef(data[1], data[2], data[3], data[4])
         if kind == _USER:
             user = self._users.get(data[2])
             if user is None or user.login != data[1]:

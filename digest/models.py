@@ -97,6 +97,7 @@ class Comment:
     kind: CommentKind = CommentKind.CONVERSATION
     path: str = ""
     in_reply_to_id: int | None = None
+    author_association: str = ""  # OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
 
     @property
     def is_review(self) -> bool:
@@ -161,6 +162,27 @@ class Topic:
     authors: tuple[str, ...] = ()
     synonyms: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()  # phrases, as written, that are no evidence ("AMD EPYC")
+    organisation: str = ""  # the organisation behind the topic (an ``Organisation`` name)
+
+
+@dataclass(frozen=True, slots=True)
+class Organisation:
+    """Who works for an organisation, as far as logins tell: suffixes (``-amd``), prefixes
+    (``amd-``) and listed logins, all case-insensitive."""
+
+    name: str
+    suffixes: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+    logins: tuple[str, ...] = ()
+
+    def has(self, login: str) -> bool:
+        """Whether ``login`` belongs to this organisation."""
+        low = login.lower()
+        return (
+            low in {name.lower() for name in self.logins}
+            or any(low.endswith(s.lower()) for s in self.suffixes)
+            or any(low.startswith(p.lower()) for p in self.prefixes)
+        )
 
 
 # Rich text: sections are built from blocks of inline spans, so each renderer can escape
@@ -186,10 +208,14 @@ class ItemRef:
 
 @dataclass(frozen=True, slots=True)
 class UserRef:
-    """A linked reference to a GitHub user."""
+    """A linked reference to a GitHub user, with the role the user plays where the report names
+    them (``maintainer``, ``reporter``, ``author``, ``reviewer``, ``community``; "" when not
+    said) and their organisation when known."""
 
     login: str
     url: str
+    role: str = ""
+    affiliation: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,8 @@ def digest_request(
         topics=user_topics(config, topics) if topics is not None else config.topics_for(repo),
         display_name=config.display_name(repo),
         config_fingerprint=fingerprint,
+        organisations=config.organisation_map(),
+        glossary=config.glossary_for(repo),
     )
 
 

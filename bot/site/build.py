@@ -20,6 +20,14 @@ from pathlib import Path
 
 from bot.commands import messages
 from bot.commands.runner import ReportCore
+from bot.site.archive import (
+    RECENT_DAYS,
+    ArchiveDay,
+    ArchiveWriter,
+    SiteTopic,
+    archive_day,
+    topics_record,
+)
 from bot.site.feed import FeedEntry, render_feed
 from bot.site.output import DayRecord, Output
 from bot.site.search import index_site
@@ -48,6 +56,7 @@ from digest.render.html import (
     render_site_index,
 )
 from digest.render.html import figure as make_figure
+from digest.render.json import iso
 from digest.windows import cutoff, format_moment, parse_day_start, zone
 
 log = logging.getLogger(__name__)
@@ -303,39 +312,71 @@ class SiteBuilder:
                 render_feed(repo, name, lang, feed_url, home, feed_entries),
             )
         entries = self._entries(days, waiting, options.langs, primary)
+        topics = tuple(
+            SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
+            for topic in self._config.topics_for(repo)
+        )
+        archived: list[ArchiveDay] = []
         for day in days:
+            record: DayRecord | None = None
             if day.digests:
                 digest = day.digests.get(primary) or next(iter(day.digests.values()))
-                output.record_day(
-                    f"{base}/{day.date}",
-                    {"counts": digest.counts.as_dict(), "summary": first_sentence(digest)},
-                )
-            elif day.kept and day.record is not None:
-                output.record_day(f"{base}/{day.date}", day.record)
+                record = {
+                    "counts": digest.counts.as_dict(),
+                    "summary": first_sentence(digest),
+                    "summaries": {
+                        str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())
+                    },
+                    "topics": topics_record(digest, topics),
+                }
+                langs: tuple[Lang, ...] = tuple(options.langs)
+            elif day.kept:
+                record, langs = day.record, day.kept
+            else:
+                continue
+            if record is not None:
+                output.record_day(f"{base}/{day.date}", record)
+            archived.append(archive_day(day.date, langs, record, iso(day.window.end) or ""))
+        writer = ArchiveWriter(
+            output,
+            repo=repo,
+            name=name,
+            repo_url=repo_url,
+            langs=options.langs,
+            site_url=options.site_url,
+        )
+        archive = writer.write(archived, topics)
         page = RepoIndex(
             repo,
             name,
             repo_url,
-            tuple(entries),
+            tuple(entries[: RECENT_DAYS + 1]),  # the day in progress and the last 30
             self._index_figures(repo, span, primary),
             tuple((lang, f"feed.{lang}.xml") for lang in options.langs),
+            months=archive.months,
+            years=archive.years,
+            topics=archive.topics,
+            recent=RECENT_DAYS,
         )
         output.write(
             f"{base}/index.html", render_repo_index(page, Nav(root="../../", lang=primary))
         )
         pending = sum(1 for e in entries if e.pending)
-        return entries, pages + 1, pending
+        return entries, pages + 1 + archive.pages, pending
 
     async def _report_page(
         self, day: _Day, lang: Lang, nav: Nav, path: str, repo_url: str, output: Output
     ) -> None:
         """Render one report page, or copy it from the previous site when nothing changed.
 
-        The hash leaves out when the digest was generated and synced: a finished day's page
+        The hash leaves out when the digest was generated and synced (and whether its language
+        came as a string or the enum): a finished day's page
         is re-rendered only when what it says (or how pages are rendered) changes.
         """
         digest = day.digests[lang]
-        stable = dataclasses.replace(digest, generated_at=_EPOCH, synced_at=None)
+        stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
+            digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
+        )
         content = "\x00".join((fingerprint(), repr(stable), repr(nav)))
         digest_hash = hashlib.sha256(content.encode("utf-8")).hexdigest()
         if output.unchanged(path, digest_hash):

@@ -1,4 +1,4 @@
-"""Atom feeds of a repository's reports: one per language, one entry per day."""
+"""Atom feeds of a repository's reports (one per language, one entry per day) and of its topics."""
 
 from __future__ import annotations
 
@@ -32,10 +32,49 @@ def summary_html(digest: Digest) -> str:
     return "" if section is None else render_blocks(section.blocks)
 
 
+@dataclass(frozen=True, slots=True)
+class AtomEntry:
+    """One entry of an Atom feed, as written."""
+
+    id: str
+    title: str
+    updated: str  # RFC 3339
+    url: str
+    content: str  # an HTML fragment
+
+
 def render_feed(
     repo: str, name: str, lang: Lang, feed_url: str, home_url: str, entries: Sequence[FeedEntry]
 ) -> str:
     """The Atom document, newest entry first; its times come from the data, not the clock."""
+    ordered = sorted(entries, key=lambda e: e.digest.window.start, reverse=True)
+    atom = []
+    for entry in ordered:
+        digest = entry.digest
+        date = title_date(digest.window)
+        atom.append(
+            AtomEntry(
+                f"urn:vllm-report:{repo.lower()}:{date}:{lang}",
+                report_title(name, date, lang),
+                _updated(digest),
+                entry.url,
+                summary_html(digest),
+            )
+        )
+    feed_id = f"urn:vllm-report:{repo.lower()}:{lang}"
+    title = site_t("site.feed_title", lang, name=name)
+    return render_atom(feed_id, title, lang, feed_url, home_url, atom)
+
+
+def render_atom(
+    feed_id: str,
+    title: str,
+    lang: Lang,
+    feed_url: str,
+    home_url: str,
+    entries: Sequence[AtomEntry],
+) -> str:
+    """An Atom document of ``entries`` in their order; ``updated`` is the newest entry's."""
     ET.register_namespace("", _ATOM)
     root = ET.Element(f"{{{_ATOM}}}feed", {_XML_LANG: lang_tag(lang)})
 
@@ -45,25 +84,22 @@ def render_feed(
             element.text = text
         return element
 
-    ordered = sorted(entries, key=lambda e: e.digest.window.start, reverse=True)
-    sub(root, "id", f"urn:vllm-report:{repo.lower()}:{lang}")
-    sub(root, "title", site_t("site.feed_title", lang, name=name))
-    newest = max((_updated(e.digest) for e in ordered), default="1970-01-01T00:00:00Z")
+    sub(root, "id", feed_id)
+    sub(root, "title", title)
+    newest = max((e.updated for e in entries), default="1970-01-01T00:00:00Z")
     sub(root, "updated", newest)
     sub(root, "link", rel="self", href=feed_url, type="application/atom+xml")
     sub(root, "link", rel="alternate", href=home_url, type="text/html")
     author = sub(root, "author")
     sub(author, "name", "vllm-report")
     sub(root, "generator", "vllm-report")
-    for entry in ordered:
-        digest = entry.digest
-        date = title_date(digest.window)
+    for entry in entries:
         item = sub(root, "entry")
-        sub(item, "id", f"urn:vllm-report:{repo.lower()}:{date}:{lang}")
-        sub(item, "title", report_title(name, date, lang))
-        sub(item, "updated", _updated(digest))
+        sub(item, "id", entry.id)
+        sub(item, "title", entry.title)
+        sub(item, "updated", entry.updated)
         sub(item, "link", rel="alternate", href=entry.url, type="text/html")
-        sub(item, "content", summary_html(digest), type="html")
+        sub(item, "content", entry.content, type="html")
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"

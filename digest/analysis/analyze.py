@@ -9,12 +9,13 @@ from digest.analysis.counts import count_lists, lists
 from digest.analysis.followups import followups
 from digest.analysis.hot import hot_discussions
 from digest.analysis.key_changes import key_changes
-from digest.analysis.substance import discussion, template_lines
+from digest.analysis.siblings import siblings
+from digest.analysis.substance import discussion, substance, template_lines
 from digest.analysis.topics import match_topics
-from digest.analysis.trends import against_history, trends
+from digest.analysis.trends import against_history, trends, with_topics
 from digest.analysis.types import Analysis, WindowData
 from digest.analysis.watch import worth_watching
-from digest.models import Item, Topic
+from digest.models import Item, Organisation, Topic
 
 
 def active_items(data: WindowData) -> tuple[Item, ...]:
@@ -32,9 +33,18 @@ def active_items(data: WindowData) -> tuple[Item, ...]:
     )
 
 
-def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
+def analyze(
+    data: WindowData,
+    topics: Sequence[Topic],
+    *,
+    organisations: Sequence[Organisation] = (),
+    glossary: Sequence[tuple[str, str]] = (),
+) -> Analysis:
     """Counts, lists, topics, hot discussions, trends, key changes, watch list, activity, and
-    the follow-ups of the previous window's items (when ``data`` carries that window)."""
+    the follow-ups of the previous window's items (when ``data`` carries that window).
+
+    ``organisations`` is the affiliation map and ``glossary`` the configuration's extra
+    glossary entries; both are handed to the writers."""
     window = data.window
     items = active_items(data)
     found = lists(items, window)
@@ -43,16 +53,25 @@ def analyze(data: WindowData, topics: Sequence[Topic]) -> Analysis:
     talk = discussion(in_window, window)
     template = template_lines(items)
     hot = hot_discussions(by_number, in_window, window)
+    matches = match_topics(items, topics)
+
+    def weigh(item: Item) -> float:
+        return substance(item, talk, template)
+
+    found_trends = with_topics(trends(items, weigh=weigh), matches)
     return Analysis(
         data=data,
         items=items,
         counts=count_lists(found),
         lists=found,
-        topics=match_topics(items, topics),
+        topics=matches,
         hot=hot,
-        trends=against_history(trends(items), data.history),
+        trends=against_history(found_trends, data.history),
         key_changes=key_changes(found.merged_prs, talk, template=template),
         watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
         activity=activity(found, in_window),
         followups=followups(data),
+        organisations=tuple(organisations),
+        glossary=tuple(glossary),
+        siblings=siblings(items),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from digest.analysis.threads import substantive, thread_state
 from digest.analysis.types import HotDiscussion
 from digest.models import Comment, Item, Window
 
@@ -33,19 +34,29 @@ def hot_discussions(
     limit: int = HOT_LIMIT,
     min_comments: int = MIN_COMMENTS,
 ) -> tuple[HotDiscussion, ...]:
-    """The ``limit`` items with the most human comments in ``window``.
+    """The ``limit`` items with the most substantive human comments in ``window``.
 
-    Ranked by human comments posted in the window, then distinct participants, then the most
-    recent number. The lifetime ``comments_total`` of an item plays no part.
+    Boilerplate ("LGTM", "rebased", "CI failure looks unrelated", "+1") is no heat: an item
+    needs ``min_comments`` substantive comments. Ranked by those, then distinct participants,
+    then the most recent number. The lifetime ``comments_total`` of an item plays no part.
     """
     by_item: dict[int, list[Comment]] = {}
     for comment in human_comments(comments, window):
         if comment.item_number in items:
             by_item.setdefault(comment.item_number, []).append(comment)
-    found = [
-        HotDiscussion(item=items[number], comments=tuple(thread), participants=participants(thread))
-        for number, thread in by_item.items()
-        if len(thread) >= min_comments
-    ]
+    found = []
+    for number, thread in by_item.items():
+        said = substantive(thread)
+        if len(said) < min_comments:
+            continue
+        found.append(
+            HotDiscussion(
+                item=items[number],
+                comments=said,
+                participants=participants(said),
+                boilerplate=len(thread) - len(said),
+                state=thread_state(items[number], thread),
+            )
+        )
     found.sort(key=lambda hot: (-hot.heat, -len(hot.participants), -hot.item.number))
     return tuple(found[:limit])

@@ -10,11 +10,13 @@ from digest.analysis.substance import (
     is_reland,
     is_revert,
     substance,
+    words_beyond_title,
 )
 from digest.analysis.text import title_tags, words, words_in
 from digest.models import Item
 
 KEY_CHANGES_LIMIT = 8
+BEYOND_TITLE = 8  # words a description must add to its title for its PR to be a key change
 
 _TAG_SCORES: Mapping[str, float] = {
     **dict.fromkeys(("perf", "performance", "kernel", "kernels"), 3.0),
@@ -86,12 +88,18 @@ def key_changes(
     limit: int = KEY_CHANGES_LIMIT,
     template: frozenset[str] = frozenset(),
 ) -> tuple[Item, ...]:
-    """The most important merged PRs (positive score only), best first.
+    """The most important merged PRs (positive score only), best first. A PR whose
+    description adds fewer than ``BEYOND_TITLE`` words to its title (and fixes no issue) is
+    no key change: fewer items beat filler.
 
     ``talk`` is the window's human discussion; ``template`` the lines of the repository's PR
     template (see :func:`digest.analysis.substance.template_lines`).
     """
-    scored = [(change_score(item, talk, template), item) for item in merged]
+    scored = [
+        (change_score(item, talk, template), item)
+        for item in merged
+        if item.fixes or words_beyond_title(item, template) >= BEYOND_TITLE
+    ]
     ranked = sorted(
         (entry for entry in scored if entry[0] > 0), key=lambda e: (-e[0], -e[1].number)
     )

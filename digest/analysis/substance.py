@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from digest.analysis.hot import human_comments
 from digest.analysis.text import PER_TEXT
+from digest.analysis.threads import is_boilerplate
 from digest.models import Comment, Item, Window
 
 # A line found in this many bodies of the window is the repository's template.
@@ -52,10 +53,13 @@ class Discussion:
 
 
 def discussion(comments: Iterable[Comment], window: Window) -> Discussion:
-    """The human discussion of ``window`` per item (conversation and review comments)."""
+    """The human discussion of ``window`` per item (conversation and review comments),
+    boilerplate ("LGTM", "rebased", "+1") left out."""
     talk: Counter[int] = Counter()
     people: defaultdict[int, set[str]] = defaultdict(set)
     for comment in human_comments(comments, window):
+        if is_boilerplate(comment):
+            continue
         talk[comment.item_number] += 1
         people[comment.item_number].add(comment.author)
     return Discussion(dict(talk), {n: len(who) for n, who in people.items()})
@@ -99,6 +103,21 @@ def _description_words(body: str, template: frozenset[str]) -> int:
         prose = line.replace("[code]", " ")
         total += blocks * CODE_WORDS + len(_WORD.findall(_CJK.sub(" ", prose)))
         total += len(_CJK.findall(prose)) // 2
+    return total
+
+
+def words_beyond_title(item: Item, template: frozenset[str] = frozenset()) -> int:
+    """Words of the filled-in description that its title does not already say (a code block
+    counts as ``CODE_WORDS``): how much the description adds."""
+    title = {w.lower() for w in _WORD.findall(item.title)}
+    total = 0
+    for line in item.body_excerpt.splitlines():
+        if not line.strip() or _boilerplate(line, template):
+            continue
+        total += line.count("[code]") * CODE_WORDS
+        prose = _CJK.sub(" ", line.replace("[code]", " "))
+        total += sum(1 for w in _WORD.findall(prose) if w.lower() not in title)
+        total += len(_CJK.findall(line)) // 2
     return total
 
 

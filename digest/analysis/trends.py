@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from digest.analysis.text import PER_TEXT, Needles, folded
-from digest.analysis.types import HISTORY_WINDOWS, Trend
+from digest.analysis.types import HISTORY_WINDOWS, TopicMatch, Trend
 from digest.models import Item
 
 MIN_ITEMS = 2
-TRENDS_LIMIT = 10
+TRENDS_LIMIT = 5  # a reader takes in 3-5 themes
 _B = r"(?<![A-Za-z0-9])"  # left word boundary (letters and digits)
 _E = r"(?![A-Za-z0-9])"  # right word boundary
 
@@ -221,8 +221,10 @@ def trends(
     vocabulary: Sequence[Term] = VOCABULARY,
     min_items: int = MIN_ITEMS,
     limit: int = TRENDS_LIMIT,
+    weigh: Callable[[Item], float] | None = None,
 ) -> tuple[Trend, ...]:
-    """Terms mentioned by at least ``min_items`` items, most items first, with those items."""
+    """Terms mentioned by at least ``min_items`` items, most items first, with those items:
+    the weightiest first when ``weigh`` (an item's substance) is given, else by number."""
     index = _index(vocabulary)
     found: dict[str, tuple[Term, list[Item]]] = {}
     for item in sorted(items, key=lambda i: i.number):
@@ -232,9 +234,12 @@ def trends(
         (entry for entry in found.values() if len(entry[1]) >= min_items),
         key=lambda entry: (-len(entry[1]), _KIND_ORDER.get(entry[0].kind, 9), entry[0].term),
     )
-    return tuple(
-        Trend(term=term.term, kind=term.kind, items=tuple(hits)) for term, hits in ranked[:limit]
-    )
+    out = []
+    for term, hits in ranked[:limit]:
+        if weigh is not None:
+            hits = sorted(hits, key=lambda item: (-weigh(item), item.number))
+        out.append(Trend(term=term.term, kind=term.kind, items=tuple(hits)))
+    return tuple(out)
 
 
 def against_history(
@@ -270,4 +275,21 @@ def against_history(
         else:
             change = None
         out.append(replace(trend, change=change, baseline=round(baseline, 1)))
+    return tuple(out)
+
+
+def with_topics(found: Sequence[Trend], matches: Sequence[TopicMatch]) -> tuple[Trend, ...]:
+    """``found`` with a trend that names a focus topic (its name or a synonym) counting that
+    topic's items, in the topic's order, so that trends and the topic's section agree."""
+    names = {
+        name.lower(): match
+        for match in matches
+        for name in (match.topic.name, *match.topic.synonyms)
+    }
+    out = []
+    for trend in found:
+        match = names.get(trend.term.lower())
+        if match is not None and match.items:
+            trend = replace(trend, items=tuple(hit.item for hit in match.items))
+        out.append(trend)
     return tuple(out)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from digest.models import Comment, Counts, Item, Later, Topic, Window
+from digest.analysis.threads import ThreadState
+from digest.models import Comment, Counts, Item, Later, Organisation, Topic, Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +71,10 @@ class TopicMatch:
 @dataclass(frozen=True, slots=True)
 class HotDiscussion:
     item: Item
-    comments: tuple[Comment, ...]  # human comments in the window, oldest first
-    participants: tuple[str, ...]  # distinct human logins, most active first
+    comments: tuple[Comment, ...]  # substantive human comments in the window, oldest first
+    participants: tuple[str, ...]  # distinct human logins of those, most active first
+    boilerplate: int = 0  # human comments of the window set aside as boilerplate
+    state: ThreadState = field(default_factory=lambda: ThreadState("discussing"))
 
     @property
     def heat(self) -> int:
@@ -133,3 +137,7 @@ class Analysis:
     watch: tuple[WatchItem, ...]
     activity: Activity
     followups: tuple[FollowUp, ...] = ()
+    organisations: tuple[Organisation, ...] = ()  # the affiliation map
+    glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries
+    # PR number -> the numbers of its siblings (two versions of one change) among ``items``
+    siblings: Mapping[int, tuple[int, ...]] = field(default_factory=dict)

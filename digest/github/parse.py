@@ -115,6 +115,7 @@ def _comment(
         created_at=created,
         updated_at=parse_time(row.get("updated_at")) or created,
         url=url,
+        author_association=str(row.get("author_association") or ""),
         **kind,
     )
 

@@ -96,7 +96,15 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段（{span}）没有任何 Issue 或 PR 活动。",
         "There was no issue or pull request activity in this window ({span}).",
     ),
-    "summary.focus": ("讨论主要集中在 {terms}。", "Activity centred on {terms}."),
+    "summary.focus": ("讨论主要集中在{terms}。", "Activity centred on {terms}."),
+    "summary.theme": (
+        "本时段的主线是{areas}：{items}都与之相关。",
+        "The story of this window is {areas}: {items} all bear on it.",
+    ),
+    "summary.theme.one": (
+        "本时段的主线是{areas}，集中体现在 {items}。",
+        "The story of this window is {areas}, centred on {items}.",
+    ),
     "summary.topic": (
         "{topic}相关动态 {n_items}（{groups}）。",
         "There were {n} {topic} items ({groups}).",
@@ -138,7 +146,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段没有与 {topic}相关的 Issue 或 PR。",
         "This window has no {topic} items.",
     ),
-    "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, by {author}): {what}"),
+    "topic.entry": ("{item}（{state}，{author}）：{what}", "{item} ({state}, {author}): {what}"),
     "topic.takeaway": (
         "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
         "Takeaway: {n} {topic} items ({groups}); {status}.",
@@ -147,6 +155,22 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "小结：{topic}方向本时段共 {n_items}动态，其中{groups}；{status}。",
         "Takeaway: 1 {topic} item ({groups}); {status}.",
     ),
+    "topic.org": (
+        "其中 {n_items}由 {org} 贡献者提交（{rule}）。",
+        "{n} of them came from {org} contributors ({rule}).",
+    ),
+    "topic.org.one": (
+        "其中 {n_items}由 {org} 贡献者提交（{rule}）。",
+        "1 of them came from an {org} contributor ({rule}).",
+    ),
+    "topic.org_none": (
+        "本时段没有识别出由 {org} 贡献者提交的条目（{rule}）。",
+        "None came from a recognised {org} contributor ({rule}).",
+    ),
+    "topic.org_rule": ("按登录名识别：{patterns}", "recognised by login: {patterns}"),
+    "topic.org_suffix": ("含 {s} 后缀", "the {s} suffix"),
+    "topic.org_prefix": ("以 {s} 开头", "the {s} prefix"),
+    "topic.org_listed": ("{n} 个列出的账号", "{n} listed accounts"),
     "topic.merged": ("{n} 个 PR 已合并", "{n} merged"),
     "topic.closed": ("{n} 条已关闭", "{n} closed"),
     "topic.open": ("{n} 条仍在进行中", "{n} still open"),
@@ -155,6 +179,46 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "最重要的落地变更是 {item}。",
         "The most significant landed change is {item}.",
     ),
+    # the kind of an item (digest.analysis.kinds)
+    "kind.revert": ("回退此前的改动", "reverts an earlier change"),
+    "kind.docs": ("文档更新", "a documentation change"),
+    "kind.ci": ("CI 与构建调整", "a CI and build change"),
+    "kind.deps": ("依赖版本调整", "a dependency update"),
+    "kind.perf": ("性能优化", "a performance improvement"),
+    "kind.refactor": ("代码重构", "a refactoring"),
+    "kind.fix": ("缺陷修复", "a bug fix"),
+    "kind.feature": ("新增功能", "a new feature"),
+    "kind.rfc": ("设计提案", "a design proposal (RFC)"),
+    "kind.bug": ("缺陷报告", "a bug report"),
+    "kind.perf_report": ("性能问题报告", "a performance report"),
+    "kind.feature_request": ("功能需求", "a feature request"),
+    "kind.question": ("使用问题", "a usage question"),
+    # an item described from its facts: kind, areas, names, numbers
+    "describe.areas": ("，涉及{areas}", ", in {areas}"),
+    "describe.names": ("（{names}）", " ({names})"),
+    "describe.code": ("；关键标识：{code}", "; key identifier: {code}"),
+    "describe.numbers": ("；描述给出的数据：{numbers}", "; reported figures: {numbers}"),
+    "describe.end": ("。", "."),
+    # the impact of a change, by its kind
+    "effect.revert": ("撤回有问题的改动，恢复此前的行为", "undoes a problematic change"),
+    "effect.docs": ("让文档与当前行为保持一致", "keeps the documentation in line"),
+    "effect.ci": ("提升 CI 与构建的稳定性", "keeps CI and builds reliable"),
+    "effect.deps": ("保持依赖版本一致、减少兼容性问题", "keeps dependencies consistent"),
+    "effect.perf": ("直接提升{areas}的性能", "makes {areas} faster"),
+    "effect.refactor": ("为{areas}的后续改动理清结构", "prepares {areas} for later work"),
+    "effect.fix": ("消除{areas}上的已知问题，提升稳定性", "removes a known problem in {areas}"),
+    "effect.feature": ("为{areas}带来新的能力或支持", "brings new capability to {areas}"),
+    "effect.nowhere": ("相关代码路径", "the code it touches"),
+    # people: the role a person plays where the report names them, and their organisation
+    "role.maintainer": ("维护者", "maintainer"),
+    "role.reporter": ("问题报告者", "reporter"),
+    "role.author": ("PR 作者", "PR author"),
+    "role.reviewer": ("评审者", "reviewer"),
+    "role.community": ("社区成员", "community member"),
+    "people.tag": ("{role}，{org}", "{role}, {org}"),
+    "people.after": ("{user}（{tag}）", "{user} ({tag})"),
+    "people.before": ("{role} {user}", "{role} {user}"),
+    "people.before_org": ("{role} {user}，{org}", "{role} {user}, {org}"),
     # hot discussions
     "hot.title": ("{rank} {item}", "{rank} {item}"),
     "hot.meta": (
@@ -162,37 +226,73 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "{state}; {n_comments} in the window from {n_people}",
     ),
     "hot.core": ("核心问题：{what}", "Core issue: {what}"),
-    "hot.view": ("{user}（{n_comments}）：{quote}", "{user} ({n_comments}): {quote}"),
-    "hot.view_author": (
-        "{user}（作者，{n_comments}）：{quote}",
-        "{user} (author, {n_comments}): {quote}",
+    "hot.view": (
+        "{user}（{tag}，{n_comments}）：{act}{about}{quote}。",
+        "{user} ({tag}, {n_comments}) {act}: {quote}",
     ),
+    "hot.view_bare": (
+        "{user}（{tag}，{n_comments}）：{act}{about}。",
+        "{user} ({tag}, {n_comments}) {act}.",
+    ),
+    "hot.quote_zh": ("——{quote}", "{quote}"),
+    "hot.about": ("，涉及{terms}", "{terms}"),
     "hot.contention": (
-        "争议焦点：{user} 提出不同意见——{quote}",
+        "争议焦点：{user}提出不同意见{about}{quote}。",
         "Point of contention: {user} pushes back: {quote}",
     ),
-    "hot.question": ("待解决的问题：{user} 提问——{quote}", "Open question from {user}: {quote}"),
+    "hot.question": (
+        "待解决的问题：{user}的{act}尚无他人回复{about}{quote}。",
+        "Open question from {user}, not answered yet: {quote}",
+    ),
     "hot.agreement": (
         "争议焦点：暂无明显分歧，讨论以补充信息和同步进展为主。",
         "Point of contention: no clear disagreement; the thread mostly adds information.",
     ),
-    "hot.status": (
-        "当前状态：{state}；最近发言：{user}。",
-        "Status: {state}; last word from {user}.",
+    "hot.status": ("当前状态：{state}；{status}。", "Status: {state}; {status}."),
+    "status.fixed": ("问题已修复", "fixed"),
+    "status.fixed_by": ("{user}表示已修复", "{user} reports it fixed"),
+    "status.workaround": ("{user}给出了规避方案", "{user} found a workaround"),
+    "status.cause": ("{user}已缩小问题原因", "{user} narrowed down the cause"),
+    "status.waiting_reporter": (
+        "等待问题报告者回复{user}的提问",
+        "waiting for the reporter to answer {user}",
     ),
+    "status.stuck": ("目前只有作者本人发言，尚无他人回应", "only the author has spoken so far"),
+    "status.discussing": (
+        "讨论仍在进行，最近的实质发言来自{user}",
+        "still under discussion; last substantive word from {user}",
+    ),
+    "hot.boilerplate": (
+        "（另有 {n} 条例行评论未计入，如 LGTM、rebase、CI 无关失败）",
+        " ({n} routine comments such as LGTM, rebase or unrelated CI failure not counted)",
+    ),
+    # what a comment does in its thread
+    "act.reproduce": ("复现确认", "confirms the reproduction"),
+    "act.root_cause": ("根因分析", "analyses the cause"),
+    "act.info": ("提供信息", "adds information"),
+    "act.ask_info": ("请求信息", "asks for information"),
+    "act.verify": ("验证结果", "reports a verification"),
+    "act.solution": ("给出方案", "proposes a way forward"),
+    "act.approve": ("认可", "approves"),
+    "act.duplicate": ("指出重复", "points out a duplicate"),
     "hot.empty": (
-        "本时段没有出现多人参与的热烈讨论（窗口内至少 2 条人工评论）。",
-        "No discussion drew two or more human comments in this window.",
+        "本时段没有出现多人参与的热烈讨论（窗口内至少 2 条实质性的人工评论）。",
+        "No discussion drew two or more substantive human comments in this window.",
     ),
     # trends
     "trends.intro": (
-        "以下主题在本时段的多个条目中反复出现：",
-        "These names recur across several items in this window:",
+        "以下主题在本时段的多个条目中反复出现，每个主题按条目分量排序：",
+        "These themes recur across several items in this window, each with its weightiest "
+        "items first:",
     ),
     "trends.entry": (
-        "{term}（{kind}）：{mix}，包括 {items}",
-        "{term} ({kind}): {mix}, including {items}",
+        "{term}（{kind}）：{mix}，{reading}；分量最重的是 {items}",
+        "{term} ({kind}): {mix}; {reading}; weightiest first: {items}",
     ),
+    "trends.read.landing": ("相关改动已陆续合并落地", "changes are landing"),
+    "trends.read.reports": ("以尚未解决的问题报告为主", "mostly open reports"),
+    "trends.read.closed": ("相关条目大多已关闭", "mostly closed already"),
+    "trends.read.work": ("相关工作仍在推进", "work is under way"),
     "trends.mix": ("共 {n_items}，其中 {issues}、{prs}", "{n_items}: {issues} and {prs}"),
     "trends.merged": ("（已合并 {n} 个）", " ({n} merged)"),
     "trends.new": ("（新出现：前 7 个周期未见）", " (new: not seen in the previous 7 windows)"),
@@ -229,6 +329,10 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     "fixes.by_merged": ("（已由 {by} 修复）", " (fixed by {by}, merged)"),
     "fixes.by_open": ("（{by} 提出了修复，尚未合并）", " (fix proposed in {by}, open)"),
     "fixes.pr": ("（修复 {items}）", " (fixes {items})"),
+    "siblings.note": (
+        "（与 {items} 属同一改动的不同版本）",
+        " (another version of the change in {items})",
+    ),
     "trends.empty": (
         "本时段没有在两个及以上条目中反复出现的模型、特性或硬件主题。",
         "No model, feature or hardware name recurs in two or more items in this window.",
@@ -238,10 +342,10 @@ PHRASES: Mapping[str, tuple[str, str]] = {
         "本时段共合并 {n_prs}，以下是最重要的技术变更：",
         "{n_prs} merged in this window; the most important technical changes:",
     ),
-    "changes.entry": ("{item}（{author}）：{what}", "{item} by {author}: {what}"),
-    "changes.entry_bare": ("{item}（{author}）", "{item} by {author}"),
+    "changes.entry": ("{item}（{author}）：{what}", "{item} ({author}): {what}"),
+    "changes.entry_bare": ("{item}（{author}）", "{item} ({author})"),
     "changes.impact": ("影响：{impact}。", "Impact: {impact}."),
-    "changes.touches": ("，涉及 {terms}", "; touches {terms}"),
+    "changes.touches": ("，涉及{terms}", "; touches {terms}"),
     "changes.empty_none": ("本时段没有合并任何 PR。", "No pull request was merged in this window."),
     "changes.empty": (
         "本时段共合并 {n_prs}，均为 CI、文档、测试或依赖类改动，没有实质性的技术变更。",
@@ -306,7 +410,7 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     # worth watching
     "watch.entry": (
         "{item}（{state}，{author}）：{reason}。",
-        "{item} ({state}, by {author}): {reason}.",
+        "{item} ({state}, {author}): {reason}.",
     ),
     "watch.empty": (
         "本时段没有需要特别关注的未解决问题。",

@@ -41,6 +41,20 @@ SITE: Mapping[str, tuple[str, str]] = {
     "site.hour": ("小时", "Hour"),
     "site.empty_list": ("无", "None"),
     "site.page_link": ("📄 网页版", "📄 On the web"),
+    # archive: months, years, topics
+    "site.recent_days": ("最近 {n} 天", "The last {n} days"),
+    "site.months": ("按月归档", "By month"),
+    "site.years": ("按年归档", "By year"),
+    "site.month": ("{year} 年 {month_name}", "{month_name} {year}"),
+    "site.year": ("{year} 年", "{year}"),
+    "site.month_title": ("{name} 报告：{period}", "{name} reports: {period}"),
+    "site.n_reports": ("{n} 天报告", "{n} days of reports"),
+    "site.topics": ("关注主题", "Focus topics"),
+    "site.topic_title": ("{name} 报告：{topic}", "{name} reports: {topic}"),
+    "site.topic_feed_title": ("{name} 报告：{topic}", "{name} reports: {topic}"),
+    "site.topic_items": ("{n} 条相关条目", "{n} items"),
+    "site.topic_none": ("这个主题还没有条目。", "No items on this topic yet."),
+    "site.topic_day": ("{date} 报告中的{topic}", "{topic} in the report of {date}"),
     # charts
     "chart.opened_issues": ("新 Issue", "Opened issues"),
     "chart.opened_prs": ("新 PR", "Opened PRs"),
@@ -69,6 +83,33 @@ SITE: Mapping[str, tuple[str, str]] = {
         "{n} items over {days} days.",
     ),
 }
+
+
+MONTH_NAMES: tuple[tuple[str, str], ...] = tuple(
+    (f"{n} 月", name)
+    for n, name in enumerate(
+        (
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ),
+        start=1,
+    )
+)
+
+
+def month_label(year: int, month: int, lang: Lang) -> str:
+    """A month as a heading: ``2026 年 3 月``, ``March 2026``."""
+    return site_t("site.month", lang, year=year, month_name=pick(MONTH_NAMES[month - 1], lang))
 
 
 def site_t(key: str, lang: Lang, /, **values: object) -> str:

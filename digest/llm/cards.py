@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from digest.analysis.text import shorten
+from digest.analysis.threads import act_of, comment_substance, is_boilerplate
 from digest.llm.grounding import Grounds, mask
 from digest.models import Comment, Item
 
@@ -39,6 +40,22 @@ class Source:
     item: Item
     comments: tuple[Comment, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    people: dict[str, dict[str, str]] = field(default_factory=dict)  # login -> role, affiliation
+    facts: dict[str, Any] = field(default_factory=dict)  # the item's facts (kind, areas, numbers…)
+
+
+_BARE_FACTS = ("change_kind", "author_role", "author_affiliation")
+
+
+def _facts(facts: dict[str, Any], detail: Detail, grounds: Grounds) -> Card:
+    """An item's facts at ``detail``: all of them with a body, the bare ones without; the
+    excerpt cut to half the body's length."""
+    if not detail.body:
+        return {key: facts[key] for key in _BARE_FACTS if key in facts}
+    out = dict(facts)
+    if "change_excerpt" in out:
+        out["change_excerpt"] = mask(clip(str(out["change_excerpt"]), detail.body // 2), grounds)
+    return out
 
 
 def clip(text: str, limit: int) -> str:
@@ -71,15 +88,24 @@ def card(source: Source, detail: Detail, grounds: Grounds) -> Card:
         out["body"] = mask(clip(item.body_excerpt, detail.body), grounds)
     chosen = relevant(source.comments, detail.comments)
     if chosen:
-        out["comments"] = [_comment_card(c, detail, grounds) for c in chosen]
+        out["comments"] = [_comment_card(c, detail, grounds, source.people) for c in chosen]
+    out.update(_facts(source.facts, detail, grounds))
     out.update(source.extra)
     return out
 
 
-def _comment_card(comment: Comment, detail: Detail, grounds: Grounds) -> Card:
-    """A comment as the model reads it; an inline review comment names its file."""
+def _comment_card(
+    comment: Comment,
+    detail: Detail,
+    grounds: Grounds,
+    people: dict[str, dict[str, str]] | None = None,
+) -> Card:
+    """A comment as the model reads it: its author's role and affiliation, what it does in
+    the thread (``act``); an inline review comment names its file."""
     out: Card = {
         "author": comment.author,
+        **(people or {}).get(comment.author, {}),
+        "act": act_of(comment),
         "text": mask(clip(comment.body_excerpt, detail.comment), grounds),
     }
     if comment.is_review:
@@ -89,11 +115,11 @@ def _comment_card(comment: Comment, detail: Detail, grounds: Grounds) -> Card:
 
 def relevant(comments: Sequence[Comment], limit: int) -> list[Comment]:
     """Up to ``limit`` human comments, oldest first: each commenter's most substantial one first,
-    then the next most substantial."""
+    then the next most substantial; boilerplate ("LGTM", "rebased", "+1") never."""
     if limit <= 0:
         return []
-    human = [c for c in comments if not c.author_is_bot and c.body_excerpt.strip()]
-    ranked = sorted(human, key=lambda c: len(c.body_excerpt), reverse=True)
+    human = [c for c in comments if c.body_excerpt.strip() and not is_boilerplate(c)]
+    ranked = sorted(human, key=comment_substance, reverse=True)
     chosen: list[Comment] = []
     seen: set[str] = set()
     for comment in ranked:

@@ -50,21 +50,27 @@ exactly as written (for example ROCm, Qwen3.5, FP8, MI300X).
 there describes what to write: write that content, never the description itself."""
 
 
+_FACTS_RULE = """
+6. Write each item's change (with its numbers) and impact from its card's facts; name people \
+with their role. In Chinese use the areas' zh names; quote no English sentence."""
+
+
 def to_json(value: Any) -> str:
     """Compact JSON that cannot close the tags it is placed in."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def system(repo: str, lang: Lang, *, question: bool = False) -> str:
-    """The fixed rules of every request: of a report section, or of an answer to a question."""
+def system(repo: str, lang: Lang, *, question: bool = False, items: bool = False) -> str:
+    """The fixed rules of every request: of a report section, or of an answer to a question;
+    a section given item cards (``items``) is also told what their facts are for."""
     intro = (_QUESTION if question else _SECTION).format(repo=repo)
     rules = _RULES.format(
         inputs="the question or the data" if question else "the data",
         sources=_ASKED if question else _DATA,
         language=LANGUAGES[lang],
     )
-    return f"{intro}\n{rules}"
+    return f"{intro}\n{rules}{_FACTS_RULE}" if items and not question else f"{intro}\n{rules}"
 
 
 def user(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from digest.i18n import cjk_script
+from digest.i18n.share import english_quotes
 from digest.llm.grounding import Grounds
 from digest.llm.reasons import Reason
 from digest.models import Inline, Lang, Text
@@ -120,15 +121,43 @@ def _prose(text: str) -> str:
     return _REF.sub(" ", _CODE.sub(" ", text))
 
 
+# A zh answer's Chinese characters against them and its lower-case English words' letters
+# (names such as ROCm, MI300X or Qwen3.5 are set aside, as titles are in the template's test).
+ZH_SHARE = 0.3
+
+
 def language(texts: Iterable[str], lang: Lang) -> list[Problem]:
     """Whether ``texts`` are in ``lang``: zh mostly Chinese script (names, code and English
-    proper nouns aside), en mostly not."""
+    proper nouns aside), ``ZH_SHARE`` Chinese at least and quoting no English sentence; en
+    mostly not Chinese."""
+    texts = list(texts)
     prose = _prose(" ".join(texts))
     cjk = len(_CJK.findall(prose))
     english = len(_LOWER_WORD.findall(prose))
     latin = sum(len(w) for w in _LOWER_WORD.findall(prose))
     wrong = cjk < max(english, 1) if cjk_script(lang) else cjk > max(latin, 4)
-    return [Problem(Reason.LANGUAGE, f"the answer is not in {_NAMES[lang]}")] if wrong else []
+    if wrong:
+        return [Problem(Reason.LANGUAGE, f"the answer is not in {_NAMES[lang]}")]
+    if cjk_script(lang):
+        quotes = english_quotes(" ".join(texts))
+        if quotes:
+            return [
+                Problem(
+                    Reason.LANGUAGE,
+                    f'"{quotes[0][:60]}" quotes English; say in Chinese what it says or does',
+                )
+            ]
+        han = len(_CJK.findall(prose))
+        words = sum(len(w) for w in _LOWER_WORD.findall(prose))  # names (ROCm, MI300X) aside
+        if han < ZH_SHARE * (han + words):
+            return [
+                Problem(
+                    Reason.LANGUAGE,
+                    "the answer is mostly English; write Chinese prose, keeping only names, "
+                    "identifiers and code in English",
+                )
+            ]
+    return []
 
 
 def size(text: str) -> int:

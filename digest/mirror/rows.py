@@ -91,6 +91,7 @@ def comment_to_dict(comment: Comment) -> dict[str, Any]:
         "kind": comment.kind.value,
         "path": comment.path,
         "in_reply_to_id": comment.in_reply_to_id,
+        "author_association": comment.author_association,
     }
 
 
@@ -110,4 +111,5 @@ def comment_from_dict(repo: str, comment_id: int, data: dict[str, Any]) -> Comme
         kind=CommentKind(data.get("kind") or CommentKind.CONVERSATION.value),
         path=data.get("path") or "",
         in_reply_to_id=data.get("in_reply_to_id"),
+        author_association=data.get("author_association") or "",
     )

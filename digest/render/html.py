@@ -110,6 +110,16 @@ class DayEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class PeriodEntry:
+    """A month or a year as an index lists it: its pages, days of reports and summed counts."""
+
+    label: str  # "2026 年 3 月", "March 2026", "2026"
+    pages: tuple[tuple[Lang, str], ...]  # (lang, relative href)
+    days: int
+    counts: Counts | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RepoIndex:
     """A repository's index page: newest day first, with its recent charts."""
 
@@ -119,6 +129,10 @@ class RepoIndex:
     days: tuple[DayEntry, ...]
     figures: tuple[Figure, ...] = ()
     feeds: tuple[tuple[Lang, str], ...] = ()  # (lang, relative href)
+    months: tuple[PeriodEntry, ...] = ()  # the archive by month, newest first
+    years: tuple[PeriodEntry, ...] = ()  # and by year
+    topics: tuple[tuple[str, str], ...] = ()  # (title, relative href) of each topic's page
+    recent: int = 0  # how many days ``days`` holds at most (0: every day)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +174,7 @@ def _env() -> Environment:
         site_t=site_t,
         safe_url=safe_url,
         count_label=count_label,
+        counts_text=counts_line,
         count_keys=LIST_KEYS,
         html_lang=lang_tag,
         other=other,

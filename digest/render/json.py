@@ -52,7 +52,12 @@ def span_json(span: Inline) -> dict[str, Any]:
     if isinstance(span, ItemRef):
         return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
     if isinstance(span, UserRef):
-        return {"type": "user", "login": span.login, "url": span.url}
+        out: dict[str, Any] = {"type": "user", "login": span.login, "url": span.url}
+        if span.role:
+            out["role"] = span.role
+        if span.affiliation:
+            out["affiliation"] = span.affiliation
+        return out
     if isinstance(span, Link):
         return {"type": "link", "url": span.url, "text": span.text}
     if isinstance(span, Pointer):

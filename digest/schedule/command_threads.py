@@ -27,7 +27,7 @@ from typing import Any
 
 from digest.builder import DigestRequest
 from digest.errors import DigestError, ThreadTaken
-from digest.models import Digest, Lang, Topic, Window
+from digest.models import Digest, Lang, Organisation, Topic, Window
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PartFn, SleepFn, wait_or_stop
 
@@ -71,6 +71,16 @@ class OpenThread:
                     "ends_now": window.ends_now,
                 },
                 "topics": [_topic_dict(t) for t in request.topics],
+                "organisations": [
+                    {
+                        "name": o.name,
+                        "suffixes": list(o.suffixes),
+                        "prefixes": list(o.prefixes),
+                        "logins": list(o.logins),
+                    }
+                    for o in request.organisations
+                ],
+                "glossary": [list(pair) for pair in request.glossary],
             },
         }
 
@@ -95,6 +105,16 @@ class OpenThread:
             topics=tuple(_topic(t) for t in raw["topics"]),
             display_name=str(raw["display_name"]),
             config_fingerprint=str(raw["config_fingerprint"]),
+            organisations=tuple(
+                Organisation(
+                    name=str(o["name"]),
+                    suffixes=tuple(map(str, o["suffixes"])),
+                    prefixes=tuple(map(str, o["prefixes"])),
+                    logins=tuple(map(str, o["logins"])),
+                )
+                for o in raw.get("organisations") or ()
+            ),
+            glossary=tuple((str(a), str(b)) for a, b in raw.get("glossary") or ()),
         )
         opened = datetime.fromisoformat(data["opened"])
         if opened.tzinfo is None:
@@ -119,6 +139,7 @@ def _topic_dict(topic: Topic) -> dict[str, Any]:
         "name": topic.name,
         "title_en": topic.title_en,
         "title_zh": topic.title_zh,
+        "organisation": topic.organisation,
     }
     for name in _TOPIC_LISTS:
         found[name] = list(getattr(topic, name))
@@ -131,6 +152,7 @@ def _topic(data: Mapping[str, Any]) -> Topic:
         name=str(data["name"]),
         title_en=str(data["title_en"]),
         title_zh=str(data["title_zh"]),
+        organisation=str(data.get("organisation") or ""),
         **lists,
     )
 

@@ -363,7 +363,8 @@ async def test_next_day_reports_the_follow_up_of_a_hot_issue(tmp_path: Path, now
         env = {"GITHUB_API_URL": gh.url, "VLLM_REPORT_SYNC_FRESH_SECONDS": "0"}
         first = await _cli("yesterday", "--format", "json", env=env, tmp=tmp_path)
         assert first.code == 0, first.err
-        assert "followups" not in [s["id"] for s in json.loads(first.out)["sections"]]
+        before = {s["id"]: s for s in json.loads(first.out)["sections"]}
+        assert hot in before["appendix"]["cites"]  # yesterday lists it; today follows it up
         fix = issue_row(
             REPO,
             49999,
@@ -614,6 +615,8 @@ async def test_an_old_day_built_months_later_on_a_fresh_mirror_is_the_one_made_o
                 "template",
                 config.topics_for(REPO),
                 display_name=config.display_name(REPO),
+                organisations=config.organisation_map(),
+                glossary=config.glossary_for(REPO),
             )
             on_the_day = await builder.build(request)
             assert on_the_day.section("followups") is not None

@@ -137,14 +137,14 @@ async def test_builds_beyond_the_process_cap_wait_their_turn(
     a time, and all six are built."""
     real, lock, running, peak = analysis.analyze, threading.Lock(), [0], [0]
 
-    def counted(data: object, topics: object) -> object:
+    def counted(data: object, topics: object, **given: object) -> object:
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
         time.sleep(0.05)
         with lock:
             running[0] -= 1
-        return real(data, topics)  # type: ignore[arg-type]
+        return real(data, topics, **given)  # type: ignore[arg-type]
 
     monkeypatch.setattr(analysis, "analyze", counted)
     data = generate(days=3, now=DEFAULT_NOW, seed=2)

@@ -43,7 +43,13 @@ def sample_data() -> WindowData:
 
 
 def sample_analysis() -> Analysis:
-    return analyze(sample_data(), (rocm(),))
+    config = load_config()
+    return analyze(
+        sample_data(),
+        (rocm(),),
+        organisations=config.organisation_map(),
+        glossary=config.glossary_for(REPO),
+    )
 
 
 def build_digest(analysis: Analysis, lang: str) -> Digest:

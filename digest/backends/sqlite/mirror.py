@@ -25,7 +25,7 @@ from digest.mirror.rows import (
 from digest.mirror.store import SyncState
 from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _T = TypeVar("_T")
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
@@ -36,7 +36,8 @@ _ITEM_COLUMNS = (
     "draft, author_association, fixes"
 )
 _COMMENT_COLUMNS = (
-    "repo, id, item_number, author, author_is_bot, body_excerpt, created_at, updated_at, url"
+    "repo, id, item_number, author, author_is_bot, body_excerpt, created_at, updated_at, url, "
+    "author_association"
 )
 _REVIEW_COLUMNS = f"{_COMMENT_COLUMNS}, path, in_reply_to_id"
 _SYNC_COLUMNS = (
@@ -103,6 +104,7 @@ CREATE TABLE IF NOT EXISTS comments (
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     url TEXT NOT NULL,
+    author_association TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (repo, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS comments_created ON comments (repo, created_at);
@@ -117,6 +119,7 @@ CREATE TABLE IF NOT EXISTS sync_state (
     review_comments_checked INTEGER
 );
 {_REVIEW_SCHEMA}
+ALTER TABLE review_comments ADD COLUMN author_association TEXT NOT NULL DEFAULT '';
 {_ITEM_COMMENT_INDEXES}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
@@ -132,7 +135,12 @@ PRAGMA user_version = 2;
 ALTER TABLE items ADD COLUMN fixes TEXT NOT NULL DEFAULT '[]';
 PRAGMA user_version = 3;
 """,
-    3: _ITEM_COMMENT_INDEXES + "PRAGMA user_version = 4;\n",
+    3: """
+ALTER TABLE comments ADD COLUMN author_association TEXT NOT NULL DEFAULT '';
+ALTER TABLE review_comments ADD COLUMN author_association TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 4;
+""",
+    4: _ITEM_COMMENT_INDEXES + "PRAGMA user_version = 5;\n",
 }
 
 
@@ -228,6 +236,7 @@ def _comment_row(comment: Comment) -> tuple[Any, ...]:
         to_micros(comment.created_at),
         to_micros(comment.updated_at),
         comment.url,
+        comment.author_association,
     )
 
 
@@ -238,7 +247,8 @@ def _review_row(comment: Comment) -> tuple[Any, ...]:
 def _comment(row: Sequence[Any], kind: CommentKind = CommentKind.CONVERSATION) -> Comment:
     """The comment of one row of ``_COMMENT_COLUMNS`` (or ``_REVIEW_COLUMNS``)."""
     repo, comment_id, number, author, author_is_bot, body, created_at, updated_at, url = row[:9]
-    path, reply_to = (row[9] or "", row[10]) if kind is CommentKind.REVIEW else ("", None)
+    association = row[9] or ""
+    path, reply_to = (row[10] or "", row[11]) if kind is CommentKind.REVIEW else ("", None)
     return Comment(  # positional, in field order, as for items
         repo,
         comment_id,
@@ -252,6 +262,7 @@ def _comment(row: Sequence[Any], kind: CommentKind = CommentKind.CONVERSATION) -
         kind,
         path,
         reply_to,
+        association,
     )
 
 
@@ -325,13 +336,13 @@ class SQLiteStore(ItemWindows):
         reviews = [_review_row(c) for c in comments if c.is_review]
         if rows:
             sql = (
-                f"INSERT OR REPLACE INTO comments ({_COMMENT_COLUMNS}) VALUES ({_placeholders(9)})"
+                f"INSERT OR REPLACE INTO comments ({_COMMENT_COLUMNS}) VALUES ({_placeholders(10)})"
             )
             await self._run(lambda conn: write(conn, sql, rows))
         if reviews:
             sql = (
                 f"INSERT OR REPLACE INTO review_comments ({_REVIEW_COLUMNS}) "
-                f"VALUES ({_placeholders(11)})"
+                f"VALUES ({_placeholders(12)})"
             )
             await self._run(lambda conn: write(conn, sql, reviews))
 

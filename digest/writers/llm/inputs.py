@@ -10,8 +10,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from digest.analysis.types import Analysis
+from digest.analysis.excerpts import excerpt_sentences, whole
+from digest.analysis.facts import identifiers, measured
+from digest.analysis.kinds import kind_of
+from digest.analysis.people import affiliation_of, is_maintainer, role_of
+from digest.analysis.text import strip_tags
+from digest.analysis.types import Analysis, HotDiscussion
 from digest.i18n import topic_title
+from digest.i18n.glossary import entries, found
 from digest.llm.cards import Source
 from digest.models import Comment, Item, Lang
 
@@ -40,9 +46,80 @@ def _comments(analysis: Analysis) -> dict[int, tuple[Comment, ...]]:
     return {number: tuple(found) for number, found in by_item.items()}
 
 
+def _people(analysis: Analysis, item: Item, comments: tuple[Comment, ...]) -> dict[str, Any]:
+    """Each person of an item's thread: their role there and their organisation, if known."""
+    out: dict[str, dict[str, str]] = {}
+    for login in dict.fromkeys([item.author, *(c.author for c in comments)]):
+        role = role_of(login, item, comments).value
+        if login == item.author and is_maintainer(item.author_association):
+            role = "maintainer"
+        person = {"role": role}
+        org = affiliation_of(login, analysis.organisations)
+        if org:
+            person["affiliation"] = org
+        out[login] = person
+    return out
+
+
+def item_facts(analysis: Analysis, item: Item) -> dict[str, Any]:
+    """What the template knows of an item, for the model to write 内容 and 影响 from: its kind,
+    the glossary areas it touches (with their Chinese names), the numbers and identifiers its
+    description gives, the excerpt of its change part, and its author's role and affiliation."""
+    glossary = entries(analysis.glossary)
+    excerpt = whole(excerpt_sentences(item.body_excerpt, item.is_pr), 300)
+    areas = found(f"{strip_tags(item.title)} {excerpt}", glossary)[:4]
+    facts: dict[str, Any] = {"change_kind": kind_of(item)}
+    if areas:
+        facts["areas"] = [{"en": a.en, "zh": a.zh} for a in areas]
+    numbers = measured(item.body_excerpt)
+    if numbers:
+        facts["numbers"] = list(numbers)
+    names = identifiers(item.body_excerpt)
+    if names:
+        facts["identifiers"] = list(names)
+    if excerpt:
+        facts["change_excerpt"] = excerpt
+    facts["author_role"] = (
+        "maintainer"
+        if is_maintainer(item.author_association)
+        else ("author" if item.is_pr else "reporter")
+    )
+    org = affiliation_of(item.author, analysis.organisations)
+    if org:
+        facts["author_affiliation"] = org
+    return facts
+
+
+def _source(
+    analysis: Analysis, item: Item, comments: tuple[Comment, ...], extra: dict[str, Any]
+) -> Source:
+    return Source(
+        item, comments, extra, _people(analysis, item, comments), item_facts(analysis, item)
+    )
+
+
 def _sources(analysis: Analysis, items: list[Item], **extra: Any) -> tuple[Source, ...]:
     comments = _comments(analysis)
-    return tuple(Source(item, comments.get(item.number, ()), dict(extra)) for item in items)
+    return tuple(
+        _source(analysis, item, comments.get(item.number, ()), dict(extra)) for item in items
+    )
+
+
+def thread_facts(hot: HotDiscussion) -> dict[str, Any]:
+    """Where a hot thread stands, as the template reads it."""
+    state = hot.state
+    out: dict[str, Any] = {
+        "comments_in_window": hot.heat,
+        "participants": list(hot.participants[:8]),
+        "thread_status": state.status,
+    }
+    if hot.boilerplate:
+        out["routine_comments_not_counted"] = hot.boilerplate
+    if state.finding is not None:
+        out["status_from"] = state.finding.author
+    if state.question is not None:
+        out["open_question_from"] = state.question.author
+    return out
 
 
 def _activity(analysis: Analysis) -> dict[str, Any]:
@@ -107,9 +184,18 @@ def topic(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | Non
     }
     comments = _comments(analysis)
     sources = tuple(
-        Source(t.item, comments.get(t.item.number, ()), {"group": t.group})
+        _source(analysis, t.item, comments.get(t.item.number, ()), {"group": t.group})
         for t in match.items[:20]
     )
+    org = match.topic.organisation
+    if org:
+        facts["organisation"] = org
+        facts["items_from_organisation"] = sum(
+            1
+            for t in match.items
+            for o in analysis.organisations
+            if o.name == org and o.has(t.item.author)
+        )
     return _input(section_id, analysis, sources, facts, keep=10)
 
 
@@ -118,12 +204,7 @@ def hot(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | None:
     if not analysis.hot:
         return None
     sources = tuple(
-        Source(
-            hot.item,
-            hot.comments,
-            {"comments_in_window": hot.heat, "participants": list(hot.participants[:8])},
-        )
-        for hot in analysis.hot[:5]
+        _source(analysis, hot.item, hot.comments, thread_facts(hot)) for hot in analysis.hot[:5]
     )
     return _input(section_id, analysis, sources, {}, keep=len(sources))
 
@@ -163,7 +244,7 @@ def watch(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | Non
         return None
     comments = _comments(analysis)
     sources = tuple(
-        Source(w.item, comments.get(w.item.number, ()), {"reason": w.reason})
+        _source(analysis, w.item, comments.get(w.item.number, ()), {"reason": w.reason})
         for w in analysis.watch[:8]
     )
     return _input(section_id, analysis, sources, {}, keep=5)

@@ -174,7 +174,10 @@ class _Run:
         self, kind: SectionKind[BaseModel], found: SectionInput, cards: list[Card]
     ) -> list[Message]:
         return [
-            {"role": "system", "content": prompts.system(self.repo, self.lang)},
+            {
+                "role": "system",
+                "content": prompts.system(self.repo, self.lang, items=bool(cards)),
+            },
             {
                 "role": "user",
                 "content": prompts.user(

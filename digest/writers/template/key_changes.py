@@ -7,10 +7,11 @@ from dataclasses import replace
 from digest.analysis.text import strip_tags, words, words_in
 from digest.analysis.topics import group_of
 from digest.analysis.trends import Term, mentions
-from digest.i18n import join_words, phrase
+from digest.i18n import join_words, phrase, spaced
 from digest.models import Block, BulletList, Inline, Item, Paragraph, Text
 from digest.spans import Part, Spans, say, tidy
 from digest.writers.template.context import Context
+from digest.writers.template.describe import content, effect
 
 TOUCHED_TERMS = 3
 
@@ -83,16 +84,14 @@ def key_changes_section(ctx: Context) -> tuple[Block, ...]:
         return (Paragraph(say("changes.empty", lang, n_prs=ctx.count(merged, "pr"))),)
     entries: list[Spans] = []
     for item in changes:
-        what = ctx.what(item)
-        parts: dict[str, Part] = {"item": ctx.item(item), "author": ctx.user(item.author)}
-        line: list[Inline] = list(
-            say("changes.entry", lang, what=what, **parts)
-            if what
-            else say("changes.entry_bare", lang, **parts)
-        )
-        line.append(Text(" " if what else phrase("common.full_stop", lang)))
-        line.extend(impact(ctx, item))
+        what = content(ctx, item)
+        parts: dict[str, Part] = {"item": ctx.item(item), "author": ctx.author(item)}
+        line: list[Inline] = list(say("changes.entry", lang, what=what, **parts))
+        if spaced(lang):
+            line.append(Text(" "))
+        line.extend(effect(ctx, item))
         line.extend(ctx.fix_note(item))
+        line.extend(ctx.sibling_note(item))
         entries.append(tidy(line))
     intro = say("changes.intro", lang, n_prs=ctx.count(merged, "pr"))
     return (Paragraph(intro), BulletList(tuple(entries)))

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
-from digest.i18n import cased, group_title, latin_gap, spaced, state_of, topic_noun
+from digest.i18n import (
+    fill,
+    group_title,
+    join_words,
+    latin_gap,
+    phrase,
+    spaced,
+    state_of,
+    topic_noun,
+)
 from digest.models import (
     Block,
     BulletList,
     Inline,
-    Item,
     ItemState,
     Paragraph,
     Subheading,
@@ -16,40 +24,38 @@ from digest.models import (
 )
 from digest.spans import Part, Spans, join, say, tidy
 from digest.writers.template.context import Context
-from digest.writers.template.key_changes import impact_text
+from digest.writers.template.describe import content, describe
 from digest.writers.template.summary import topic_groups
 
 GROUP_LIMIT = 12
 _FOLLOW_GROUPS = ("fixes", "ecosystem", "performance")
 
 
-def entry(ctx: Context, hit: TopicItem, said: set[str] | None = None) -> Spans:
+def entry(
+    ctx: Context,
+    hit: TopicItem,
+    said: set[str] | None = None,
+    among: frozenset[int] | None = None,
+) -> Spans:
     """``#N title（state，@author）：what it is about``.
 
     The explanation is the description's first sentence; when there is none, or ``said``
     (the explanations already given in the section) holds it, what the item does instead.
     """
     item = hit.item
-    what = ctx.what(item)
+    what = content(ctx, item)
+    key = "".join(s.text for s in what if isinstance(s, Text))
     if said is not None:
-        what = "" if what in said else what
-        said.add(what)
+        if key in said:
+            what = describe(ctx, item)
+        said.add(key)
     parts: dict[str, Part] = {
         "item": ctx.item(item),
         "state": state_of(item, ctx.lang),
-        "author": ctx.user(item.author),
+        "author": ctx.author(item),
     }
-    entry = say("topic.entry", ctx.lang, what=what or _described(ctx, item), **parts)
-    return (*entry, *ctx.fix_note(item))
-
-
-def _described(ctx: Context, item: Item) -> Spans:
-    """What the item does, as an explanation: ``性能优化，涉及 MoE`` / ``Faster …; touches MoE.``"""
-    spans = impact_text(ctx, item)
-    first = spans[0]
-    if not cased(ctx.lang) or not isinstance(first, Text):
-        return spans
-    return tidy([Text(first.text[:1].upper() + first.text[1:]), *spans[1:], Text(".")])
+    entry = say("topic.entry", ctx.lang, what=what, **parts)
+    return (*entry, *ctx.fix_note(item), *ctx.sibling_note(item, among))
 
 
 def _follow(match: TopicMatch) -> TopicItem | None:
@@ -59,6 +65,25 @@ def _follow(match: TopicMatch) -> TopicItem | None:
             if hit.group == group and hit.item.state is ItemState.OPEN:
                 return hit
     return None
+
+
+def organisation_share(ctx: Context, match: TopicMatch) -> Spans:
+    """How many of the topic's items came from its own organisation, and how they are told."""
+    lang = ctx.lang
+    org = next((o for o in ctx.analysis.organisations if o.name == match.topic.organisation), None)
+    if org is None:
+        return ()
+    patterns = [
+        *(fill(phrase("topic.org_suffix", lang), {"s": s}) for s in org.suffixes),
+        *(fill(phrase("topic.org_prefix", lang), {"s": s}) for s in org.prefixes),
+    ]
+    if org.logins:
+        patterns.append(fill(phrase("topic.org_listed", lang), {"n": len(org.logins)}))
+    rule = fill(phrase("topic.org_rule", lang), {"patterns": join_words(patterns, lang)})
+    n = sum(1 for hit in match.items if org.has(hit.item.author))
+    if not n:
+        return say("topic.org_none", lang, org=org.name, rule=rule)
+    return say("topic.org", lang, n, n=n, n_items=ctx.count(n, "item"), org=org.name, rule=rule)
 
 
 def takeaway(ctx: Context, match: TopicMatch) -> Spans:
@@ -100,9 +125,11 @@ def takeaway(ctx: Context, match: TopicMatch) -> Spans:
     elif landed:
         best = max(landed, key=lambda hit: hit.score)
         closing = say("topic.landed", lang, item=ctx.item(best.item))
-    if closing and spaced(lang):
-        out.append(Text(" "))
-    return tidy([*out, *closing])
+    for extra in (organisation_share(ctx, match), closing):
+        if extra and spaced(lang):
+            out.append(Text(" "))
+        out.extend(extra)
+    return tidy(out)
 
 
 def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
@@ -123,7 +150,8 @@ def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
         if not hits:
             continue
         blocks.append(Subheading(group_title(group, lang)))
-        entries = [entry(ctx, hit, said) for hit in hits[:GROUP_LIMIT]]
+        own = frozenset(h.item.number for h in match.items)
+        entries = [entry(ctx, hit, said, own) for hit in hits[:GROUP_LIMIT]]
         if len(hits) > GROUP_LIMIT:
             entries.append(say("common.more", lang, n=len(hits) - GROUP_LIMIT))
         blocks.append(BulletList(tuple(entries)))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from digest.i18n import trend_kind
-from digest.models import Block, BulletList, Item, Paragraph, Text
+from digest.i18n import phrase, trend_kind
+from digest.models import Block, BulletList, Item, ItemState, Paragraph, Text
 from digest.spans import Spans, join, say, tidy
 from digest.writers.template.context import Context
 
@@ -29,15 +29,30 @@ def trends_section(ctx: Context) -> tuple[Block, ...]:
         entry = say(
             "trends.entry",
             lang,
-            term=Text(trend.term, "bold"),
+            term=Text(ctx.term_name(trend.term), "bold"),
             kind=trend_kind(trend.kind, lang),
             mix=_mix(ctx, trend.items),
+            reading=phrase(f"trends.read.{reading(trend.items)}", lang),
             items=join(refs, lang, last=False),
         )
         if trend.change is not None:
             entry = (*entry, *say(f"trends.{trend.change}", lang, avg=f"{trend.baseline:g}"))
         entries.append(entry)
     return (Paragraph(say("trends.intro", lang)), BulletList(tuple(entries)))
+
+
+def reading(items: Sequence[Item]) -> str:
+    """What a theme's items say together: ``landing`` (half its PRs or more merged),
+    ``reports`` (mostly open issues), ``closed`` (mostly closed) or ``work`` (in progress)."""
+    prs = [item for item in items if item.is_pr]
+    if prs and 2 * sum(1 for item in prs if item.is_merged) >= len(prs):
+        return "landing"
+    still_open = [item for item in items if item.state is ItemState.OPEN]
+    if 2 * sum(1 for item in still_open if not item.is_pr) > len(items):
+        return "reports"
+    if 2 * len(still_open) < len(items):
+        return "closed"
+    return "work"
 
 
 def _mix(ctx: Context, items: Sequence[Item]) -> Spans:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from digest.analysis.hot import human_comments
-from digest.i18n import has_phrase, state_of
-from digest.models import Block, BulletList, Paragraph
+from digest.i18n import has_phrase, spaced, state_of
+from digest.models import Block, BulletList, Paragraph, Text
 from digest.spans import Spans, say
 from digest.writers.template.context import Context
+from digest.writers.template.describe import describe
 
 
 def watch_section(ctx: Context) -> tuple[Block, ...]:
@@ -18,6 +19,7 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
         return (Paragraph(say("watch.empty", lang)),)
     data = ctx.analysis.data
     talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
+    talk.update({hot.item.number: hot.heat - talk[hot.item.number] for hot in ctx.analysis.hot})
     entries: list[Spans] = []
     for watched in ctx.analysis.watch:
         item = watched.item
@@ -31,8 +33,9 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
             lang,
             item=ctx.item(item),
             state=state_of(item, lang),
-            author=ctx.user(item.author),
+            author=ctx.author(item),
             reason=reason,
         )
-        entries.append((*entry, *ctx.fix_note(item)))
+        gap = (Text(" "),) if spaced(lang) else ()
+        entries.append((*entry, *ctx.fix_note(item), *gap, *describe(ctx, item)))
     return (BulletList(tuple(entries)),)

@@ -211,3 +211,17 @@ async def test_no_rendered_digest_links_outside_github(core: ReportCore) -> None
     for address in ADDRESSES:
         assert f"`{address}`" in text
     assert not addresses(re.sub(r"`[^`]*`|\]\(<[^>]*>\)", " ", text))
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("zh", "mgoin>)（维护者"), ("en", "mgoin>) (maintainer")]
+)
+def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
+    """The Discord thread says the role of the people a hot discussion names."""
+    from tests.support.analysis_sample import build_digest, sample_analysis
+
+    post = render_discord(build_digest(sample_analysis(), lang))
+    text = " ".join(
+        m.content + " ".join(f"{e.title} {e.description}" for e in m.embeds) for m in post.thread
+    )
+    assert said in text

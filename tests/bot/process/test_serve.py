@@ -906,11 +906,11 @@ async def test_healthz_and_slack_acks_answer_while_a_digest_is_analysed(
     real, release = analysis.analyze, threading.Event()
     entered: list[float] = []
 
-    def held(data: Any, topics: Any) -> Any:
+    def held(data: Any, topics: Any, **given: Any) -> Any:
         if not entered:
             entered.append(time.perf_counter())
             release.wait(timeout=20)
-        return real(data, topics)
+        return real(data, topics, **given)
 
     monkeypatch.setattr(analysis, "analyze", held)
     process, _ = await start(with_slack(front_end_settings(slack="socket"), slack), runtime)

@@ -111,6 +111,9 @@ PAGES = (
     f"{DAY}/zh/",
     f"{DAY}/en/",
     f"{HOSTILE_DAY}/en/",
+    "vllm-project/vllm/2026/01/zh/",
+    "vllm-project/vllm/2026/en/",
+    "vllm-project/vllm/topics/rocm/en/",
     "search/en/",
     "search/zh/",
 )
@@ -153,10 +156,14 @@ def test_every_internal_link_and_anchor_resolves(browser: Any, base_url: str) ->
             if "?" not in target and target not in seen:
                 queue.append(target)
     assert f"{base_url}{DAY}/en/" in seen and f"{base_url}{DAY}/zh/" in seen
+    for archive in ("2026/01/en/", "2026/zh/", "topics/rocm/zh/", "topics/rocm/en/"):
+        assert f"{base_url}vllm-project/vllm/{archive}" in seen, archive
     assert checked > 50
 
 
-@pytest.mark.parametrize("path", [f"{DAY}/en/", "vllm-project/vllm/"])
+@pytest.mark.parametrize(
+    "path", [f"{DAY}/en/", "vllm-project/vllm/", "vllm-project/vllm/topics/rocm/zh/"]
+)
 def test_charts_render_with_a_size(browser: Any, base_url: str, path: str) -> None:
     """The day's activity chart and the repository's charts are drawn with a non-zero size."""
     _open(browser, base_url + path)
@@ -239,7 +246,16 @@ def test_dark_theme_follows_the_system(browser: Any, base_url: str) -> None:
     assert light == "rgb(255, 255, 255)" and dark == "rgb(13, 17, 23)"
 
 
-@pytest.mark.parametrize("path", [f"{DAY}/zh/", f"{DAY}/en/", "vllm-project/vllm/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"{DAY}/zh/",
+        f"{DAY}/en/",
+        "vllm-project/vllm/",
+        "vllm-project/vllm/2026/01/zh/",
+        "vllm-project/vllm/topics/rocm/en/",
+    ],
+)
 def test_accessibility(browser: Any, base_url: str, path: str) -> None:
     """axe-core finds no serious or critical accessibility violation."""
     axe_module = pytest.importorskip("axe_selenium_python")
@@ -253,6 +269,14 @@ def test_accessibility(browser: Any, base_url: str, path: str) -> None:
         if v["impact"] in ("serious", "critical")
     ]
     assert bad == []
+
+
+def test_topic_feeds_are_served(base_url: str) -> None:
+    """Each topic feed is served as Atom and lists the sample day's ROCm items."""
+    for lang in ("zh", "en"):
+        status, body = _fetch(urljoin(base_url, f"vllm-project/vllm/topics/rocm/feed.{lang}.xml"))
+        assert status == 200
+        assert f"urn:vllm-report:vllm-project/vllm:topic:rocm:2026-01-31:{lang}" in body
 
 
 def test_feed_is_served(base_url: str) -> None:

@@ -4,6 +4,7 @@ builds, the same bytes for the same data."""
 from __future__ import annotations
 
 import filecmp
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -49,7 +50,8 @@ async def test_site_layout(tmp_path: Path) -> None:
     } <= files
     assert {f"{REPO_DIR}/feed.zh.xml", f"{REPO_DIR}/feed.en.xml", "assets/style.css"} <= files
     assert "pagefind/pagefind-ui.js" in files and report.searchable
-    assert report.pages == 6 + 1 + 3 and report.rendered == 6 and report.pending == 1
+    archive = 2 + 2 + 2  # the month and the year, the topic (rocm), in each language
+    assert report.pages == 6 + 1 + 3 + archive and report.rendered == 6 and report.pending == 1
 
 
 async def test_day_in_progress_is_pending_never_invented(tmp_path: Path) -> None:
@@ -88,6 +90,17 @@ async def test_rebuild_reuses_unchanged_days(tmp_path: Path) -> None:
     assert (out / REPO_DIR / "2026-01-29" / "en" / "index.html").is_file()  # the archive keeps it
     assert later.rendered == 4  # the new day, and 01-31 whose "next day" link appeared
     assert later.reused == 4
+    january = (out / REPO_DIR / "2026" / "01" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-29/en/"' in january  # the kept day is in its month
+    # a one-day build keeps 01-31 from its record: its month, its topic items and feed entry stay
+    narrow = await build_site(out, db, days=1, clock=clock, search=False)
+    assert narrow.rendered == 0
+    topic = (out / REPO_DIR / "topics" / "rocm" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-31/en/#topic-rocm"' in topic and "#33492" in topic
+    feed = (out / REPO_DIR / "topics" / "rocm" / "feed.zh.xml").read_text("utf-8")
+    assert "topic:rocm:2026-01-31:zh" in feed
+    february = (out / REPO_DIR / "2026" / "02" / "zh" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-02-01/zh/"' in february
 
 
 async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
@@ -127,3 +140,37 @@ async def test_hostile_issue_is_escaped_on_the_page(tmp_path: Path) -> None:
     html = (tmp_path / "site" / REPO_DIR / "2026-01-31" / "en" / "index.html").read_text("utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script" not in html and "<img" not in html
+
+
+async def test_repo_index_holds_30_days_then_months(tmp_path: Path) -> None:
+    """Over 33 days (December into January) the index lists the day in progress and the last
+    30 days, then each month and year; every day, older ones included, is on its month's page."""
+    report = await build_site(tmp_path / "site", tmp_path / "m.db", days=33, search=False)
+    repo = tmp_path / "site" / REPO_DIR
+    index = (repo / "index.html").read_text("utf-8")
+    days_part, _, archive_part = index.partition('id="months"')
+    listed = re.findall(r"<h3>(\d{4}-\d\d-\d\d)</h3>", days_part)
+    assert listed[0] == "2026-02-01" and listed[1] == "2026-01-31"
+    assert len(listed) == 31 and listed[-1] == "2026-01-02"
+    assert "2025-12-30" not in days_part
+    months = re.findall(r'<a href="(\d{4}/\d\d/zh/)">', archive_part)
+    assert months == ["2026/01/zh/", "2025/12/zh/"]
+    assert re.findall(r'<a href="(\d{4}/zh/)">', archive_part) == ["2026/zh/", "2025/zh/"]
+    december = (repo / "2025" / "12" / "en" / "index.html").read_text("utf-8")
+    assert re.findall(r'href="\.\./\.\./\.\./(2025-12-\d\d)/en/"', december) == [
+        "2025-12-30",
+        "2025-12-31",
+    ]
+    assert (repo / "2025-12-30" / "en" / "index.html").is_file()
+    assert (repo / "topics" / "rocm" / "en" / "index.html").is_file()
+    assert report.pending == 1
+
+
+async def test_rebuild_with_languages_given_as_strings_renders_nothing(tmp_path: Path) -> None:
+    """Languages given as plain strings (the first build's digests) or coming back from the
+    digest cache as the enum hash the same: an unchanged rebuild renders no page."""
+    clock = Clock(NOW)
+    site, db = tmp_path / "site", tmp_path / "m.db"
+    first = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
+    again = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
+    assert first.rendered == 2 and again.rendered == 0 and again.reused == 2

@@ -85,6 +85,7 @@ async def sample_digest(lang: str) -> Digest:
             writer="template",
             topics=config.topics_for(REPO),
             display_name="vLLM",
+            organisations=config.organisation_map(),
         )
         return await builder(store, end + timedelta(minutes=5)).build(request)
     finally:

@@ -216,3 +216,12 @@ async def test_no_rendered_digest_links_outside_github() -> None:
         if isinstance(obj, dict) and obj.get("type") == "mrkdwn"
     ]
     assert objects and all(obj["verbatim"] is True for obj in objects)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("zh", "|@mgoin>（维护者"), ("en", "|@mgoin> (maintainer")]
+)
+async def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
+    """The Slack thread says the role of the people a hot discussion names."""
+    post = render_slack(await sample_digest(lang))
+    assert said in json.dumps(list(post.replies), ensure_ascii=False)

@@ -79,3 +79,29 @@ def test_sample_hot_discussion() -> None:
     assert [(h.item.number, h.heat, h.participants) for h in hot] == [
         (33490, 2, ("xyang16", "mgoin"))
     ]
+
+
+def test_a_boilerplate_only_thread_is_never_hot() -> None:
+    """ "Rebased on main." and "CI failure looks unrelated." are no discussion."""
+    noise = make_item(1, "[Kernel] Faster MoE", pr=True)
+    comments = [
+        make_comment(1, 1, "alice", "Rebased on main."),
+        make_comment(2, 1, "bob", "CI failure looks unrelated."),
+        make_comment(3, 1, "carol", "LGTM"),
+        make_comment(4, 1, "dave", "+1"),
+    ]
+    assert hot_discussions({1: noise}, comments, WINDOW) == ()
+
+
+def test_a_hot_discussion_needs_two_substantive_comments() -> None:
+    """One substantive comment among boilerplate is not enough; two are, and count as heat."""
+    item = make_item(1, "[Bug]: hang")
+    comments = [
+        make_comment(1, 1, "alice", "It hangs at startup on 8 GPUs with the 0.15 image."),
+        make_comment(2, 1, "bob", "any update?"),
+        make_comment(3, 1, "carol", "LGTM"),
+    ]
+    assert hot_discussions({1: item}, comments, WINDOW) == ()
+    comments.append(make_comment(4, 1, "dave", "I can reproduce it on H100 with TP=8 as well."))
+    (hot,) = hot_discussions({1: item}, comments, WINDOW)
+    assert hot.heat == 2 and hot.boilerplate == 2 and hot.participants == ("alice", "dave")

@@ -53,8 +53,21 @@ def test_bumps_reverts_and_relands_are_recognised() -> None:
 
 def test_fixes_and_participants_lift_a_plain_title() -> None:
     """A PR that fixes an issue and was reviewed by several people outranks a tagged tweak."""
-    tweak = make_item(1, "[Kernel] Add tuned fused MoE config for H200", pr=True)
-    fix = replace(make_item(2, "Handle preemption in the block pool", pr=True), fixes=(7,))
+    tweak = make_item(
+        1,
+        "[Kernel] Add tuned fused MoE config for H200",
+        pr=True,
+        body="Adds the file that the benchmark script produced today.",
+    )
+    fix = replace(
+        make_item(
+            2,
+            "Handle preemption in the block pool",
+            pr=True,
+            body="Freed blocks kept their hash, so a preempted request could reuse stale KV.",
+        ),
+        fixes=(7,),
+    )
     talk = Discussion({2: 6}, {2: 4})
     assert [i.number for i in key_changes([tweak, fix], talk)] == [2, 1]
 

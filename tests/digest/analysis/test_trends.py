@@ -71,11 +71,33 @@ def test_no_partial_words() -> None:
 
 def test_sample_trends() -> None:
     """The sample's recurring names: attention backends, ROCm, Qwen3, KV cache, CI, accuracy."""
-    found = {t.term: [i.number for i in t.items] for t in sample_analysis().trends}
-    assert found["ROCm"] == [32492, 33463, 33478, 33492]
-    assert found["KV cache"] == [33463, 33480]
-    assert found["Qwen3"] == [32492, 33463]
+    analysis = sample_analysis()
+    found = {t.term: [i.number for i in t.items] for t in analysis.trends}
+    (rocm_match,) = analysis.topics
+    assert found["ROCm"] == [hit.item.number for hit in rocm_match.items]  # as its section
+    assert sorted(found["ROCm"]) == [32492, 33463, 33478, 33492]
+    assert sorted(found["KV cache"]) == [33463, 33480]
+    assert sorted(found["Qwen3"]) == [32492, 33463]
     assert all(len(items) >= 2 for items in found.values())
+
+
+def test_at_most_five_themes_each_with_its_weightiest_items_first() -> None:
+    """3-5 themes; within each, the most substantial items come first (the sample and a
+    busy synthetic day)."""
+    from digest.analysis.substance import discussion, substance, template_lines
+    from tests.digest.writers.test_template import _synthetic_analysis
+
+    for analysis in (sample_analysis(), _synthetic_analysis()):
+        assert 1 <= len(analysis.trends) <= 5
+        data = analysis.data
+        talk = discussion(data.comments, data.window)
+        template = template_lines(analysis.items)
+        topic_terms = {"rocm", "amd"}
+        for trend in analysis.trends:
+            if trend.term.lower() in topic_terms:
+                continue  # ordered as the topic's own section
+            weights = [substance(item, talk, template) for item in trend.items]
+            assert weights == sorted(weights, reverse=True), trend.term
 
 
 _PIECES = st.sampled_from(

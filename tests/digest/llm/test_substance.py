@@ -111,3 +111,18 @@ def test_form_checks_come_in_order() -> None:
         form(["one paragraph of 3-5 sentences #987654"], prompt=ECHO, grounds=grounds, lang="zh")
     )
     assert reasons == [Reason.ECHO, Reason.UNGROUNDED, Reason.LANGUAGE]
+
+
+def test_a_zh_answer_quotes_no_english_sentence_and_is_mostly_chinese() -> None:
+    """zh model output is checked like the template's: no quoted English sentence, and its
+    prose (names aside) mostly Chinese."""
+    quoting = [
+        "@mgoin 在讨论中明确反对当前的默认选择，他说“We should never pick Triton”，"
+        "并建议改为按磁盘上是否存在调优配置来决定优先级。"
+    ]
+    (problem,) = substance.language(quoting, "zh")  # type: ignore[arg-type]
+    assert problem.reason is Reason.LANGUAGE and "quotes English" in problem.text
+    mixed = ["本次 the attention backend selection is moved into the oracle for kernels 调整。"]
+    assert substance.language(mixed, "zh")  # type: ignore[arg-type]
+    good = ["@mgoin（维护者）建议仅在存在调优配置时优先选择 Triton 后端。"]
+    assert substance.language(good, "zh") == []  # type: ignore[arg-type]

@@ -205,7 +205,7 @@ def test_figure_is_labelled() -> None:
 def test_first_sentence(digest_en: Digest) -> None:
     """The index shows the summary's first sentence only."""
     sentence = first_sentence(digest_en)
-    assert sentence.startswith("This window (24 hours) saw 3 issues opened")
+    assert sentence.startswith("The story of this window is attention backend and ROCm:")
     assert sentence.endswith(".") and sentence.count(". ") == 0
 
 
@@ -250,6 +250,13 @@ def test_no_page_links_outside_github(digest_en: Digest) -> None:
     for address in TEXT_ADDRESSES:
         assert f"<code>{address}</code>" in html
     assert "<code>torch.compile</code>" not in html
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "（维护者"), ("en", " (maintainer")])
+def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
+    """The page says the role of the people a hot discussion names."""
+    html = render_report(build_digest(sample_analysis(), lang), NAV)
+    assert f">@mgoin</a>{said}" in html
 
 
 def test_blocks_fragment_links_items_and_people_only() -> None:

@@ -114,3 +114,23 @@ def test_streamed_json_is_the_same_text() -> None:
             out = io.StringIO()
             write_json(shown, out)
             assert out.getvalue() == dumps(shown)
+
+
+def test_people_carry_role_and_affiliation() -> None:
+    """A user span of the hot discussions says the person's role (documented fields)."""
+    data = to_json(build_digest(sample_analysis(), "en"))
+    hot = next(s for s in data["sections"] if s["id"] == "hot")
+    users = [
+        span
+        for block in hot["blocks"]
+        for spans in ([block["spans"]] if block["type"] == "paragraph" else block.get("items", []))
+        for span in spans
+        if span["type"] == "user"
+    ]
+    assert {
+        "type": "user",
+        "login": "mgoin",
+        "url": "https://github.com/mgoin",
+        "role": "maintainer",
+    } in users
+    assert all("role" in span for span in users)

@@ -1,0 +1,50 @@
+"""How Chinese a zh text is: the share of Chinese characters once names are set aside.
+
+Titles (item links), logins (user links), URLs and code are removed; what remains is counted
+as Chinese characters against Chinese characters plus Latin letters and digits (punctuation
+and spaces count for neither). The published pages are 40-59 % Chinese by this measure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from digest.models import Block, ItemRef, Text, UserRef, iter_spans
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z0-9]")
+_URL = re.compile(r"https?://\S+")
+_MENTION = re.compile(r"@[\w-]+")
+_REF = re.compile(r"#\d+")
+_SENTENCE = re.compile(r"[“\"]([^”\"]*[A-Za-z][^”\"]*)[”\"]")
+
+
+def prose(blocks: Iterable[Block]) -> str:
+    """The prose of ``blocks``: plain and emphasised text, without links and code."""
+    parts: list[str] = []
+    for span in iter_spans(tuple(blocks)):
+        if isinstance(span, Text) and span.style != "code":
+            parts.append(span.text)
+        elif isinstance(span, ItemRef | UserRef):
+            parts.append(" ")
+    return "".join(parts)
+
+
+def chinese_share(text: str) -> float:
+    """Chinese characters / (Chinese characters + Latin letters and digits) of ``text`` with
+    URLs, @logins and #numbers removed; 1.0 for a text with neither."""
+    text = _REF.sub(" ", _MENTION.sub(" ", _URL.sub(" ", text)))
+    han = len(_HAN.findall(text))
+    latin = len(_LATIN.findall(text))
+    return han / (han + latin) if han + latin else 1.0
+
+
+def english_quotes(text: str, words: int = 4) -> list[str]:
+    """The quoted passages of ``text`` that are English sentences (``words`` or more Latin
+    words and no Chinese character)."""
+    return [
+        quote
+        for quote in _SENTENCE.findall(text)
+        if not _HAN.search(quote) and len(re.findall(r"[A-Za-z]+", quote)) >= words
+    ]

@@ -130,8 +130,30 @@ class _LangAction(argparse.Action):
         setattr(namespace, self.dest, Lang(str(values)))
 
 
+class _OneRepoAction(argparse.Action):
+    """Refuses a second ``--repo``: a report covers one repository, and the last one silently
+    winning would report something other than what was asked."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None and earlier != values:
+            parser.error(f"a report covers one repository: --repo {earlier} and --repo {values}")
+        setattr(namespace, self.dest, values)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (default from the config)")
+    parser.add_argument(
+        "--repo",
+        metavar="OWNER/NAME",
+        action=_OneRepoAction,
+        help="repository (default from the config)",
+    )
     parser.add_argument(
         "--lang",
         choices=[lang.value for lang in Lang],

@@ -673,3 +673,17 @@ async def test_a_search_github_refuses_is_said_as_such(tmp_path: Path) -> None:
     assert run.code == 3, run.err
     assert "GitHub refused to search vllm-project/vllm (422: Validation Failed)" in run.err
     assert "can't be reached" not in run.err and "Traceback" not in run.err
+
+
+def test_two_repositories_are_refused_not_silently_cut_to_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--repo a/b --repo c/d` is a usage error naming both, never a report of the last one."""
+    from bot.cli import main
+
+    assert main(["today", "--repo", "vllm-project/vllm", "--repo", "sgl-project/sglang"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(
+        "vllm-report: error: a report covers one repository: "
+        "--repo vllm-project/vllm and --repo sgl-project/sglang\n"
+    )

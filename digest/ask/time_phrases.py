@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from digest.i18n import t
+from digest.i18n.site import MONTHS_EN
 from digest.models import Lang, Window
 from digest.windows import MAX_DAYS, cutoff, parse_day_start, zone
 
@@ -103,20 +104,6 @@ _MONTHS = {
     "december": 12,
     "dec": 12,
 }
-_MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 
 _NUM_EN = r"(\d{1,4}|" + "|".join(sorted(_NUMBERS_EN, key=len, reverse=True)) + r")"
 _NUM_ZH = r"(\d{1,4}|[零一二两三四五六七八九十]{1,4})"
@@ -228,7 +215,7 @@ class _Clock:
             year = self.today.year if month <= self.today.month else self.today.year - 1
         first = date(year, month, 1)
         following = date(year + (month == 12), month % 12 + 1, 1)
-        name = _MONTH_NAMES[month - 1]
+        name = MONTHS_EN[month - 1]
         return self.span(
             self.midnight(first),
             self.midnight(following),
@@ -426,7 +413,7 @@ def _last_week_day(c: _Clock, m: re.Match[str]) -> When | None:
 def _since_month(c: _Clock, m: re.Match[str]) -> When | None:
     month = _MONTHS[m[1].lower()]
     year = c.today.year if month <= c.today.month else c.today.year - 1
-    name = _MONTH_NAMES[month - 1]
+    name = MONTHS_EN[month - 1]
     return c.since(
         c.midnight(date(year, month, 1)),
         f"since-{year}-{month:02d}",

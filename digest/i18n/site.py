@@ -85,25 +85,22 @@ SITE: Mapping[str, tuple[str, str]] = {
 }
 
 
+MONTHS_EN: tuple[str, ...] = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 MONTH_NAMES: tuple[tuple[str, str], ...] = tuple(
-    (f"{n} 月", name)
-    for n, name in enumerate(
-        (
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ),
-        start=1,
-    )
+    (f"{n} 月", name) for n, name in enumerate(MONTHS_EN, start=1)
 )
 
 

@@ -14,6 +14,7 @@ from digest.errors import ConfigError
 from digest.i18n import t
 from digest.mirror.store import Completion, Store, Sync, SyncResult
 from digest.models import Comment, Digest, Item, Lang, Organisation, Topic, Window
+from digest.scope import Scope
 from digest.writers.base import Writer
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class DigestRequest:
-    """Everything that determines one digest."""
+    """Everything that determines one digest.
+
+    ``scope`` is the report's subject when it is more than ``repo`` alone (several
+    repositories, filters, a configured name); ``repo`` is then its first repository. Without
+    it the request is the one-element scope of ``repo``, and its key is what it always was.
+    """
 
     repo: str
     window: Window
@@ -32,16 +38,30 @@ class DigestRequest:
     config_fingerprint: str = ""
     organisations: tuple[Organisation, ...] = ()  # the affiliation map
     glossary: tuple[tuple[str, str], ...] = ()  # extra glossary entries (term, Chinese)
+    scope: Scope | None = None
+
+    @property
+    def subject(self) -> Scope:
+        """The scope the digest covers: ``scope``, else the one-element scope of ``repo``."""
+        return self.scope or Scope.one(self.repo)
+
+    @property
+    def repos(self) -> tuple[str, ...]:
+        return self.subject.repos
 
     @property
     def key(self) -> str:
         """A stable identity for caching and single-flight builds."""
         topics = ",".join(t.name for t in self.topics)
-        return (
+        key = (
             f"{self.repo.lower()}|{self.window.start.isoformat()}|{self.window.end.isoformat()}|"
             f"{self.window.timezone}|{self.window.label}|{self.lang}|{self.writer}|{topics}|"
             f"{self.config_fingerprint}"
         )
+        scope = self.scope
+        if scope is None or (scope.plain and not scope.name):
+            return key  # one repository: the key it always had
+        return f"{key}|scope:{scope.name}|{scope.key}"
 
 
 async def load_window(

@@ -90,7 +90,7 @@ def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
         if isinstance(span, Text):
             atoms.extend(_text_atoms(span))
         elif isinstance(span, ItemRef):
-            label = f"#{span.number} {span.title}".strip() if span.title else f"#{span.number}"
+            label = f"{span.label} {span.title}".strip() if span.title else span.label
             atoms.append(link(span.url, label))
         elif isinstance(span, UserRef):
             atoms.append(link(span.url, f"@{span.login}"))

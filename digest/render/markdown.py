@@ -106,7 +106,7 @@ def inline(span: Inline, pointer: PointerSyntax | None = None) -> str:
     """One span as Markdown: escaped text, ``[#123 title](url)`` or ``[@login](url)``; a pointer
     as the code ``pointer`` writes, nothing without one (digests point nowhere)."""
     if isinstance(span, ItemRef):
-        text = f"#{span.number}" + (f" {label_text(span.title)}" if span.title else "")
+        text = escape(span.label) + (f" {label_text(span.title)}" if span.title else "")
         return link(text, span.url)
     if isinstance(span, UserRef):
         return link(f"@{escape(span.login)}", span.url)

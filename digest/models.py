@@ -387,6 +387,14 @@ class Digest:
         """Whether the digest covers several repositories (its items then name theirs)."""
         return len(self.repos) > 1
 
+    @property
+    def sources(self) -> tuple[tuple[str, str], ...]:
+        """Each repository the digest covers, with its page: ``(owner/name, url)``."""
+        if not self.several:
+            return ((self.repo, self.repo_url),)
+        base = self.repo_url.removesuffix(self.repo)
+        return tuple((repo, f"{base}{repo}") for repo in self.repos)
+
     def ref_repo(self, item: Item) -> str:
         """The repository an ``ItemRef`` or ``Later`` of ``item`` names: "" in one repository."""
         return item.repo if self.several else ""

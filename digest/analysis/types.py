@@ -28,6 +28,12 @@ class WindowData:
     # the items merged or closed after the window closed, when the items are shown as they
     # stood at its end (``digest.analysis.fates.at_end``), by number
     later: tuple[Later, ...] = ()
+    # a scope of several repositories: them, in report order (empty for one repository)
+    repos: tuple[str, ...] = ()
+
+    @property
+    def several(self) -> bool:
+        return len(self.repos) > 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,29 +27,49 @@ _KEEP = timedelta(days=3650)  # defaults outlive any deployment
 
 @dataclass(frozen=True, slots=True)
 class Defaults:
-    """The defaults of one channel or workspace; ``None`` means "not set here"."""
+    """The defaults of one channel or workspace; ``None`` means "not set here". The subject
+    is one of ``repo``, ``repos`` (several) and ``scope`` (a configured scope's name)."""
 
     lang: Lang | None = None
     timezone: str | None = None
     repo: str | None = None
     topics: tuple[str, ...] | None = None
+    repos: tuple[str, ...] = ()
+    scope: str | None = None
 
     @property
     def empty(self) -> bool:
         return self == Defaults()
 
+    @property
+    def options(self) -> Options:
+        """The subject and language these defaults give a command's options."""
+        return Options(self.repo, self.lang, repos=self.repos, scope=self.scope)
+
     def over(self, other: Defaults) -> Defaults:
-        """These defaults, with what is unset here taken from ``other``."""
+        """These defaults, with what is unset here taken from ``other`` (the subject whole)."""
+        subject = self if self.options.names_subject else other
         return Defaults(
             self.lang or other.lang,
             self.timezone or other.timezone,
-            self.repo or other.repo,
+            subject.repo,
             self.topics if self.topics is not None else other.topics,
+            subject.repos,
+            subject.scope,
         )
 
     def to_json(self) -> str:
         topics = list(self.topics) if self.topics is not None else None
-        doc = {"lang": self.lang, "timezone": self.timezone, "repo": self.repo, "topics": topics}
+        doc: dict[str, object] = {
+            "lang": self.lang,
+            "timezone": self.timezone,
+            "repo": self.repo,
+            "topics": topics,
+        }
+        if self.repos:
+            doc["repos"] = list(self.repos)
+        if self.scope:
+            doc["scope"] = self.scope
         return json.dumps(doc, sort_keys=True)
 
     @classmethod
@@ -59,11 +79,14 @@ class Defaults:
             raise ValueError("stored defaults must be a JSON object")
         topics = doc.get("topics")
         lang = doc.get("lang")
+        repos = doc.get("repos")
         return cls(
             lang=Lang.parse(lang) if isinstance(lang, str) else None,
             timezone=str(doc["timezone"]) if doc.get("timezone") else None,
             repo=str(doc["repo"]) if doc.get("repo") else None,
             topics=tuple(str(t) for t in topics) if isinstance(topics, list) else None,
+            repos=tuple(str(r) for r in repos) if isinstance(repos, list) else (),
+            scope=str(doc["scope"]) if doc.get("scope") else None,
         )
 
 
@@ -177,19 +200,19 @@ class Resolver:
         """``command`` with the channel's (else the workspace's) repository and language; a
         question without them keeps the language it is written in."""
         opts = command.options
-        if opts.lang and opts.repo:
+        if opts.lang and opts.names_subject:
             return command
         channel, workspace = await self.scopes(caller)
         found = channel.over(workspace)
-        options = Options(opts.repo or found.repo, opts.lang or found.lang, opts.private)
+        options = replace(opts.with_subject(found.options), lang=opts.lang or found.lang)
         return replace(command, options=options)
 
     async def digest(self, command: DigestCommand, caller: Caller) -> DigestCommand:
         """``command`` with its language, repository and topics filled in."""
         opts = command.options
-        if opts.lang and opts.repo and command.topics is not None:
+        if opts.lang and opts.names_subject and command.topics is not None:
             return command
         found = (await self.resolve(caller)).defaults
-        options = Options(opts.repo or found.repo, opts.lang or found.lang, opts.private)
+        options = replace(opts.with_subject(found.options), lang=opts.lang or found.lang)
         topics = command.topics if command.topics is not None else found.topics
         return replace(command, options=options, topics=topics)

@@ -33,6 +33,7 @@ from bot.commands.grammar import (
     parse,
 )
 from bot.commands.runner import user_topics
+from bot.commands.subjects import subject_repos
 from bot.commands.subscriptions import Subscriptions, new_subscription
 from config.settings import AppConfig
 from digest import i18n
@@ -155,7 +156,8 @@ class DigestBuild(_Build):
         try:
             request = self.core.request_for(command)
             with interactive():  # the existence check spends within the reserve
-                await _admit(self.core, request.repo)
+                for repo in request.repos:
+                    await _admit(self.core, repo)
         except RepoRefused as exc:
             raise exc.worded_in(lang) from None
         except BudgetReserved as exc:
@@ -514,11 +516,14 @@ class Dispatcher:
             user_topics(self.core.config, command.topics)
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
-        allow: AllowList = getattr(self.core, "allow", None) or AllowList()
-        if opts.repo is not None and not allow.allows(opts.repo):
-            lang = opts.lang or self.core.default_lang
-            raise RepoRefused(opts.repo, "not_allowed", allowed=allow.shown(), lang=lang)
-        return Defaults(opts.lang, command.timezone, opts.repo, command.topics)
+        for repo in subject_repos(self.core.config, opts):
+            allow: AllowList = getattr(self.core, "allow", None) or AllowList()
+            if not allow.allows(repo):
+                lang = opts.lang or self.core.default_lang
+                raise RepoRefused(repo, "not_allowed", allowed=allow.shown(), lang=lang)
+        return Defaults(
+            opts.lang, command.timezone, opts.repo, command.topics, opts.repos, opts.scope
+        )
 
     @overload
     def build(

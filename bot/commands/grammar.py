@@ -7,7 +7,9 @@
               [writer:template|llm]
     unsubscribe | subscriptions | help
     settings [workspace] [reset] [lang:zh|en] [tz:ZONE] [repo:owner/name] [topics:a,b]
-Options anywhere: ``repo:owner/name``, ``lang:zh|en``; ``private`` sends the answer by DM.
+Options anywhere: ``repo:owner/name`` (or ``repo:a/b,c/d``, one report over several
+repositories), ``scope:NAME`` (a configured scope), ``lang:zh|en``; ``private`` sends the
+answer by DM.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from digest.windows import is_window_spec, parse_day_start, spec_of, unknown_win
 _OPTION = re.compile(r"^(?:--)?([a-z]+)[:=](.*)$", re.I)
 _TOPIC = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 _ZONE = re.compile(r"^[A-Za-z_]+(?:/[A-Za-z0-9_+-]+){0,2}$")
+_SCOPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+MAX_REPOS = 10  # repositories one chat command may name in ``repo:a/b,c/d``
 WRITERS = ("template", "llm")
 MAX_QUESTION = 500
 
@@ -33,9 +37,34 @@ class UsageError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Options:
+    """The options every command takes. The subject is one of ``repo`` (one repository),
+    ``repos`` (several, from ``repo:a/b,c/d``) and ``scope`` (a configured scope's name)."""
+
     repo: str | None = None
     lang: Lang | None = None
     private: bool = False
+    repos: tuple[str, ...] = ()
+    scope: str | None = None
+
+    @property
+    def names_subject(self) -> bool:
+        """Whether the options name what to report on (else the defaults choose)."""
+        return bool(self.repo or self.repos or self.scope)
+
+    def with_subject(self, other: Options) -> Options:
+        """These options, their subject taken from ``other`` when they name none."""
+        if self.names_subject:
+            return self
+        return Options(other.repo, self.lang, self.private, other.repos, other.scope)
+
+    @property
+    def subject_option(self) -> str:
+        """The option that names the subject again: `` repo:o/r``, `` scope:NAME`` or ""."""
+        if self.scope:
+            return f" scope:{self.scope}"
+        if self.repos:
+            return f" repo:{','.join(self.repos)}"
+        return f" repo:{self.repo}" if self.repo else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +120,10 @@ class SettingsCommand:
     @property
     def changes(self) -> bool:
         opts = self.options
-        return self.reset or any(
-            v is not None for v in (opts.lang, opts.repo, self.timezone, self.topics)
+        return (
+            self.reset
+            or opts.names_subject
+            or any(v is not None for v in (opts.lang, self.timezone, self.topics))
         )
 
 
@@ -279,7 +310,7 @@ def _schedule(schedule: str | None, day: str | None) -> tuple[str, int]:
 
 _PRIVATE = ("private", "dm")
 _KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "settings", "topic", *_PRIVATE}
-_OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer"}
+_OPTION_NAMES = {"repo", "scope", "lang", "time", "tz", "topics", "writer"}
 
 
 def _parse_ask(question: str) -> AskCommand:
@@ -289,7 +320,7 @@ def _parse_ask(question: str) -> AskCommand:
     private = False
     for word in question.split():
         match = _OPTION.match(word)
-        if match and match[1].lower() in ("repo", "lang"):
+        if match and match[1].lower() in ("repo", "lang", "scope"):
             opts[match[1].lower()] = match[2]
         elif not kept and word.lower() in _PRIVATE:
             private = True
@@ -302,19 +333,55 @@ def _parse_ask(question: str) -> AskCommand:
 
 
 def _options(opts: dict[str, str], private: bool) -> Options:
-    return command_options(opts.get("repo"), opts.get("lang"), private)
+    return command_options(opts.get("repo"), opts.get("lang"), private, opts.get("scope"))
 
 
 def command_options(
-    repo: str | None = None, lang: str | None = None, private: bool = False
+    repo: str | None = None,
+    lang: str | None = None,
+    private: bool = False,
+    scope: str | None = None,
 ) -> Options:
-    """The options every command takes, validated: ``repo:owner/name``, ``lang:zh|en``."""
-    if repo is not None and not valid_repo(repo):
-        raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
+    """The options every command takes, validated: ``repo:owner/name`` (or a comma-separated
+    list of at most ``MAX_REPOS``), ``scope:NAME``, ``lang:zh|en``."""
     language = None if lang is None else Lang.parse(lang)
     if lang is not None and language is None:
         raise UsageError(f"unknown language {lang!r} (use zh or en)")
-    return Options(repo, language, private)
+    if scope is not None:
+        if repo is not None:
+            raise UsageError("name a scope or repositories, not both (scope: or repo:)")
+        if not _SCOPE.match(scope):
+            raise UsageError(
+                f"{scope[:40]!r} is not a scope name (letters, digits, - and _; "
+                "see `help` for the configured ones)"
+            )
+        return Options(None, language, private, scope=scope)
+    names = repo_names(repo) if repo is not None else ()
+    if len(names) > 1:
+        return Options(None, language, private, repos=names)
+    return Options(names[0] if names else None, language, private)
+
+
+def repo_names(value: str) -> tuple[str, ...]:
+    """The repositories of ``repo:a/b,c/d``, each checked, none twice, at most ``MAX_REPOS``."""
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    if not names:
+        raise UsageError("repo: names a repository (use owner/name, e.g. vllm-project/vllm)")
+    for name in names:
+        if not valid_repo(name):
+            raise UsageError(
+                f"{name[:100]!r} is not a repository (use owner/name, e.g. vllm-project/vllm)"
+            )
+    if len(names) > MAX_REPOS:
+        raise UsageError(
+            f"one report covers at most {MAX_REPOS} repositories; {len(names)} were named "
+            "(a configured scope: can cover more)"
+        )
+    lowered = [n.lower() for n in names]
+    twice = next((n for i, n in enumerate(names) if n.lower() in lowered[:i]), None)
+    if twice is not None:
+        raise UsageError(f"{twice!r} is named twice in repo:")
+    return names
 
 
 def _writer(value: str | None) -> str | None:
@@ -369,7 +436,7 @@ def settings_command(
         raise UsageError(f"settings are kept per channel or workspace, not {scope!r}")
     names = _topics(topics) if topics is not None else None
     command = SettingsCommand(scope, _zone(zone), names, reset, options)
-    if reset and (zone or names or options.lang or options.repo):
+    if reset and (zone or names or options.lang or options.names_subject):
         raise UsageError("`settings reset` takes no options: it clears every default of its scope")
     return command
 

@@ -47,8 +47,9 @@ _HELP = """\
 {b}Defaults{b} (language, time zone, repository, topics for every command here)
 `settings` shows them · `settings lang:zh tz:Europe/Berlin` for this channel ({managers}) · \
 `settings workspace lang:zh` for the whole {workspace} ({workspace_managers}) · `settings reset`
-{b}Options anywhere{b}: `repo:owner/name` · `lang:zh` or `lang:en` · `private` (sent to you by \
-direct message)
+{b}Options anywhere{b}: `repo:owner/name` · `repo:a/b,c/d` (one report over several) · \
+`scope:NAME` (a configured scope) · `lang:zh` or `lang:en` · `private` (sent to you by direct \
+message)
 """
 _BOLD = {"slack": "*", "discord": "**"}
 _HOW = {
@@ -306,6 +307,8 @@ def _defaults_words(found: Defaults) -> str:
         f"language {found.lang}" if found.lang else "",
         f"time zone {found.timezone}" if found.timezone else "",
         f"repository {found.repo}" if found.repo else "",
+        f"repositories {', '.join(found.repos)}" if found.repos else "",
+        f"scope {found.scope}" if found.scope else "",
         f"topics {', '.join(found.topics)}" if found.topics is not None else "",
     ]
     return " · ".join(p for p in parts if p) or "none"

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot.commands.grammar import AskCommand, DigestCommand, UsageError
+from bot.commands.subjects import one_repo_questions
 from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import ConfigError, RepoRefused
@@ -221,6 +222,8 @@ class ReportCore:
             lang=opts.lang,
             topics=command.topics,
             writer=command.writer,
+            repos=opts.repos,
+            scope=opts.scope,
         )
 
     async def digest(self, command: DigestCommand) -> Digest:
@@ -232,9 +235,11 @@ class ReportCore:
 
     async def ask(self, command: AskCommand) -> Answer:
         """The linked answer to a question; any question text gets an answer, never an error."""
+        opts = command.options
+        if opts.repos or opts.scope:
+            raise UsageError(one_repo_questions(opts))
         if self._asker is None:
             raise ConfigError("questions need the mirror, and no store is configured")
-        opts = command.options
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
         if opts.repo is not None:

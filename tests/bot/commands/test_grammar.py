@@ -140,3 +140,79 @@ def test_bad_input_gets_a_clear_message(text: str, hint: str) -> None:
     """Bad commands raise UsageError saying what to type instead."""
     with pytest.raises(UsageError, match=hint):
         parse(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "today repo:vllm-project/vllm,sgl-project/sglang",
+        "week repo:vllm-project/vllm,sgl-project/sglang lang:zh",
+        "topic rocm yesterday repo:vllm-project/vllm,sgl-project/sglang",
+    ],
+)
+def test_several_repositories_in_one_option(text: str) -> None:
+    """repo:a/b,c/d names several repositories, in order, for one report over them."""
+    command = parse(text)
+    assert isinstance(command, DigestCommand)
+    assert command.options.repos == ("vllm-project/vllm", "sgl-project/sglang")
+    assert command.options.repo is None
+    assert command.options.subject_option == " repo:vllm-project/vllm,sgl-project/sglang"
+
+
+def test_one_repository_stays_one() -> None:
+    """repo:a/b (even with a trailing comma) is the one repository it always was."""
+    assert (
+        parse("today repo:vllm-project/vllm,").options
+        == parse("today repo:vllm-project/vllm").options
+    )
+    assert parse("today repo:vllm-project/vllm").options.repos == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("today scope:serving", "serving"),
+        ("week scope:Serving lang:en", "Serving"),
+        ("topic rocm scope:serving", "serving"),
+        ("scope:serving what's new in ROCm?", "serving"),
+        ("ask what's new in ROCm? scope:serving", "serving"),
+        ("subscribe weekly fri scope:serving", "serving"),
+        ("settings scope:serving", "serving"),
+        ("unsubscribe scope:serving", "serving"),
+    ],
+)
+def test_scope_option_in_every_command(text: str, scope: str) -> None:
+    """scope:NAME names a configured scope wherever repo: may stand."""
+    command = parse(text)
+    assert command.options.scope == scope
+    assert command.options.repo is None
+    assert command.options.names_subject
+
+
+def test_question_with_several_repositories() -> None:
+    """A question keeps repo:a/b,c/d as its subject, not as words of the question."""
+    command = parse("what's new in ROCm? repo:vllm-project/vllm,sgl-project/sglang")
+    assert isinstance(command, AskCommand)
+    assert command.question == "what's new in ROCm?"
+    assert command.options.repos == ("vllm-project/vllm", "sgl-project/sglang")
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("today repo:a/b,nope", "'nope' is not a repository"),
+        ("today repo:a/b,A/B", "'A/B' is named twice"),
+        ("today repo:,", "names a repository"),
+        ("today scope:serving repo:a/b", "a scope or repositories, not both"),
+        ("today scope:bad!name", "not a scope name"),
+        (
+            "today repo:" + ",".join(f"o/r{i}" for i in range(11)),
+            "at most 10 repositories; 11 were named",
+        ),
+        ("settings reset scope:serving", "takes no options"),
+    ],
+)
+def test_bad_subjects_get_a_clear_message(text: str, hint: str) -> None:
+    """A bad list, a name twice, too many repositories and a bad scope name say what is wrong."""
+    with pytest.raises(UsageError, match=hint):
+        parse(text)

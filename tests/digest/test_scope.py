@@ -15,7 +15,7 @@ from bot.discord.render import render_discord
 from bot.slack.render import render_slack
 from digest.builder import DigestRequest
 from digest.codec import decode_digest, encode_digest
-from digest.models import Digest, Item, ItemKey, ItemKind, ItemRef, ItemState, Lang, iter_spans
+from digest.models import Digest, ItemKey, ItemRef, Lang, iter_spans
 from digest.render.json import dumps, to_json
 from digest.render.markdown import render_markdown
 from digest.scope import Filters, Scope
@@ -25,11 +25,11 @@ from tests.support.scopes import (
     FILTERED,
     FILTERED_TOTAL,
     SGLANG,
-    T0,
     TOTAL,
     VLLM,
     ScopeRig,
     request,
+    scope_item,
     scope_rig,
 )
 
@@ -38,26 +38,6 @@ from tests.support.scopes import (
 async def rig() -> AsyncIterator[ScopeRig]:
     async with scope_rig() as found:
         yield found
-
-
-def _item(repo: str, number: int, **changes: object) -> Item:
-    item = Item(
-        repo=repo,
-        number=number,
-        kind=ItemKind.ISSUE,
-        title="Something",
-        author="alice",
-        author_is_bot=False,
-        labels=(),
-        state=ItemState.OPEN,
-        state_reason=None,
-        created_at=T0,
-        updated_at=T0,
-        closed_at=None,
-        merged_at=None,
-        url=f"https://github.com/{repo}/issues/{number}",
-    )
-    return replace(item, **changes)  # type: ignore[arg-type]
 
 
 def _refs(digest: Digest, section_id: str) -> list[ItemRef]:
@@ -71,20 +51,20 @@ def _refs(digest: Digest, section_id: str) -> list[ItemRef]:
 
 def test_filters_leave_out_labels_authors_bots_and_titles() -> None:
     """Labels in any case, author globs where ``[`` is itself, bots, title patterns."""
-    bump = _item(VLLM, 1, labels=("Dependencies",))
-    bot = _item(VLLM, 2, author="renovate[bot]")
-    app = _item(VLLM, 3, author="github-actions", author_is_bot=True)
-    title = _item(VLLM, 4, title="Bump torch from 2.8 to 2.9")
-    plain = _item(VLLM, 5, author="bob")
+    bump = scope_item(VLLM, 1, labels=("Dependencies",))
+    bot = scope_item(VLLM, 2, author="renovate[bot]")
+    app = scope_item(VLLM, 3, author="github-actions", author_is_bot=True)
+    title = scope_item(VLLM, 4, title="Bump torch from 2.8 to 2.9")
+    plain = scope_item(VLLM, 5, author="bob")
     assert not Filters(exclude_labels=("dependencies",)).admits(bump)
     assert not Filters(exclude_authors=("*[bot]",)).admits(bot)
-    assert Filters(exclude_authors=("*[bot]",)).admits(_item(VLLM, 6, author="botanist"))
+    assert Filters(exclude_authors=("*[bot]",)).admits(scope_item(VLLM, 6, author="botanist"))
     assert Filters(exclude_authors=("*[bot]",)).admits(app)  # a login, not the account type
     assert not Filters(exclude_bots=True).admits(app)
     assert not Filters(exclude_titles=("^bump ",)).admits(title)
     assert all(Filters(exclude_titles=("^bump ",)).admits(i) for i in (bump, bot, plain))
     only_rocm = Filters(include_labels=("rocm",))
-    assert only_rocm.admits(_item(VLLM, 7, labels=("ROCm",))) and not only_rocm.admits(plain)
+    assert only_rocm.admits(scope_item(VLLM, 7, labels=("ROCm",))) and not only_rocm.admits(plain)
     with pytest.raises(ValueError, match="not a regular expression"):
         Filters(exclude_titles=("(",))
 

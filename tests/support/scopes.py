@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -22,7 +22,7 @@ from digest.builder import DigestBuilder, DigestRequest
 from digest.github.client import GitHubClient
 from digest.mirror.gate import SyncGate
 from digest.mirror.sync import Syncer
-from digest.models import Counts, Digest, Lang, Window
+from digest.models import Counts, Digest, Item, ItemKind, ItemState, Lang, Window
 from digest.scope import Filters, Scope
 from digest.service import DigestService
 from digest.writers.template import TemplateWriter
@@ -48,6 +48,27 @@ FILTERED = {
 FILTERED_TOTAL = Counts(
     new_issues=3, closed_issues=1, new_prs=2, merged_prs=1, closed_unmerged_prs=1
 )
+
+
+def scope_item(repo: str, number: int, **changes: object) -> Item:
+    """An open issue of ``repo``, created at the window's start, with ``changes``."""
+    item = Item(
+        repo=repo,
+        number=number,
+        kind=ItemKind.ISSUE,
+        title="Something",
+        author="alice",
+        author_is_bot=False,
+        labels=(),
+        state=ItemState.OPEN,
+        state_reason=None,
+        created_at=T0,
+        updated_at=T0,
+        closed_at=None,
+        merged_at=None,
+        url=f"https://github.com/{repo}/issues/{number}",
+    )
+    return replace(item, **changes)  # type: ignore[arg-type]
 
 
 def _at(hours: float) -> datetime:

@@ -94,7 +94,7 @@ class DefaultsStore:
     """Channel and workspace defaults kept in the shared state."""
 
     def __init__(self, state: SharedState) -> None:
-        self._state = state
+        self.state = state
 
     @staticmethod
     def _key(platform: str, scope: Scope, ident: str) -> str:
@@ -104,7 +104,7 @@ class DefaultsStore:
         """The stored defaults; nothing stored (or unreadable) is no defaults."""
         if not ident:
             return Defaults()
-        raw = await self._state.get(self._key(platform, scope, ident))
+        raw = await self.state.get(self._key(platform, scope, ident))
         if raw is None:
             return Defaults()
         try:
@@ -117,7 +117,7 @@ class DefaultsStore:
             return Defaults()
 
     async def put(self, platform: str, scope: Scope, ident: str, defaults: Defaults) -> None:
-        await self._state.set(self._key(platform, scope, ident), defaults.to_json(), _KEEP)
+        await self.state.set(self._key(platform, scope, ident), defaults.to_json(), _KEEP)
 
 
 async def _unknown() -> str | None:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, overload
 
 from bot.commands import messages
+from bot.commands.buttons import ButtonRefused
 from bot.commands.defaults import Caller, Defaults, DefaultsStore, Resolver
 from bot.commands.following import Following, refusal
 from bot.commands.grammar import (
@@ -33,6 +34,7 @@ from bot.commands.grammar import (
     parse,
 )
 from bot.commands.runner import user_topics
+from bot.commands.scope_refs import ScopeRefs, is_ref
 from bot.commands.subjects import subject_repos
 from bot.commands.subscriptions import Subscriptions, new_subscription
 from config.settings import AppConfig
@@ -131,6 +133,7 @@ class DigestBuild(_Build):
     limiter: Limiter | None = None
     platform: str = ""
     kind: str = "digest"  # "button" for a click on a digest's button
+    refs: ScopeRefs | None = None  # the ad hoc lists of repositories buttons refer to
 
     async def taken(self) -> DigestBuild:
         """This build with its limits taken now (``Limited`` in the caller's language when
@@ -150,11 +153,14 @@ class DigestBuild(_Build):
         """The digest request the command, its defaults filled in, stands for, once the
         caller's limits gave it a token (``Limited``); a repository chat may not use is refused
         (``RepoRefused``) in the command's language."""
-        command = await self.resolved()
+        command = await self._recalled(await self.resolved())
         lang = command.options.lang or self.core.default_lang
         await self.within_limits(lang)  # first: a refusal spends nothing
         try:
             request = self.core.request_for(command)
+            scope = request.scope
+            if self.refs is not None and scope is not None and scope.several and not scope.name:
+                await self.refs.remember(scope.repos)  # for the buttons of its post
             with interactive():  # the existence check spends within the reserve
                 for repo in request.repos:
                     await _admit(self.core, repo)
@@ -163,6 +169,17 @@ class DigestBuild(_Build):
         except BudgetReserved as exc:
             raise exc.speaking(lang) from None
         return request
+
+    async def _recalled(self, command: DigestCommand) -> DigestCommand:
+        """``command`` with the ad hoc repositories its button's reference stands for; a
+        reference no longer kept is a stale button."""
+        ref = command.options.scope
+        if ref is None or not is_ref(ref):
+            return command
+        repos = await self.refs.recall(ref) if self.refs is not None else None
+        if repos is None:
+            raise ButtonRefused(messages.BUTTON_STALE)
+        return replace(command, options=replace(command.options, scope=None, repos=repos))
 
     async def digest(self, request: DigestRequest) -> Digest:
         """The digest of ``request`` (this build's :meth:`request`, which took the limits),
@@ -406,8 +423,10 @@ class Dispatcher:
         platform: Platform,
         defaults: DefaultsStore | None = None,
         limiter: Limiter | None = None,
+        refs: ScopeRefs | None = None,
     ) -> None:
         self.core = core
+        self.refs = refs or (ScopeRefs(defaults.state) if defaults is not None else None)
         self.platform: Platform = platform
         self.limiter = limiter
         self.resolver = Resolver(defaults, platform, core.default_lang)
@@ -556,6 +575,13 @@ class Dispatcher:
         if isinstance(command, DigestCommand):
             kind = "button" if clicked else "digest"
             return DigestBuild(
-                command, self.core, self.resolver, caller, self.limiter, self.platform, kind
+                command,
+                self.core,
+                self.resolver,
+                caller,
+                self.limiter,
+                self.platform,
+                kind,
+                self.refs,
             )
         return AnswerBuild(command, self.core, self.resolver, caller, self.limiter, self.platform)

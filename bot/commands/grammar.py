@@ -362,6 +362,11 @@ def command_options(
     return Options(names[0] if names else None, language, private)
 
 
+def scope_name(text: str) -> bool:
+    """Whether ``text`` has the form of a scope's name."""
+    return bool(_SCOPE.match(text))
+
+
 def repo_names(value: str) -> tuple[str, ...]:
     """The repositories of ``repo:a/b,c/d``, each checked, none twice, at most ``MAX_REPOS``."""
     names = tuple(n.strip() for n in value.split(",") if n.strip())

@@ -6,15 +6,21 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.commands import messages
+from bot.commands.buttons import ButtonSigner, DigestButtons
+from bot.commands.defaults import DefaultsStore
 from bot.slack.run import HttpServer
+from digest.backends.sqlite.state import SQLiteState
+from digest.models import Lang
 from tests.bot.slack.conftest import SECRET
-from tests.fakes.slack import FakeSlack, form_body, sign, slash_payload
-from tests.support.scope_core import scope_core
+from tests.fakes.slack import FakeSlack, block_actions_payload, form_body, sign, slash_payload
+from tests.support.scope_core import scope_config, scope_core
 from tests.support.scopes import NOW, SGLANG, VLLM, ScopeRig, scope_rig
 from tests.support.slack_app import serve_http, slack_app
 
@@ -102,3 +108,83 @@ async def test_bad_subjects_are_told_and_nothing_is_fetched(
     shown = body + json.dumps(fake.responses)
     assert said in shown
     assert fake.posts == [] and rig.requests() == 0
+
+
+@pytest.fixture
+async def buttoned(rig: ScopeRig, web_client: AsyncWebClient) -> AsyncIterator[HttpServer]:
+    """The app with digest buttons, its channel defaults (and ad hoc lists) in SQLite."""
+    state = SQLiteState(":memory:", clock=rig.clock)
+    config = scope_config()
+    buttons = DigestButtons(ButtonSigner.from_secret("xoxb-key"), config, lambda: NOW)
+    app = slack_app(
+        scope_core(rig, config),
+        web_client,
+        signing_secret=SECRET,
+        clock=lambda: NOW,
+        pace_s=0,
+        buttons=buttons,
+        defaults=DefaultsStore(state),
+    )
+    running = await serve_http(app)
+    yield running
+    await running.stop(drain_s=5)
+    await state.close()
+
+
+async def _click(server: HttpServer, action: str, value: str, *, message: str = "1.1") -> None:
+    payload = block_actions_payload(action, value, message_ts=message)
+    body = urlencode({"payload": json.dumps(payload)})
+    headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(SECRET, body)}
+    url = f"http://127.0.0.1:{server.port}/slack/events"
+    async with aiohttp.ClientSession() as session, session.post(url, data=body, headers=headers):
+        pass
+    await server.jobs.idle()
+
+
+def _values(parent: dict[str, Any]) -> dict[str, str]:
+    [actions] = [b for b in parent["blocks"] if b["type"] == "actions"]
+    return {e["action_id"]: e.get("value", "") for e in actions["elements"]}
+
+
+@pytest.mark.parametrize(
+    ("subject", "title"),
+    [
+        ("scope:serving", "Serving 开发动态报告 - 2026-03-10"),
+        (f"repo:{VLLM},{SGLANG}", "vLLM + sglang 开发动态报告 - 2026-03-10"),
+    ],
+)
+async def test_a_scopes_buttons_refer_to_it_and_click_through(
+    buttoned: HttpServer, fake: FakeSlack, subject: str, title: str
+) -> None:
+    """A scope's buttons carry a short signed reference (never the list of repositories),
+    within 100 characters; "中文" posts the same scope's day in Chinese, both repositories'
+    items linked to their own repository."""
+    await _slash(buttoned, f"2026-03-10 {subject}", fake)
+    await buttoned.jobs.idle()
+    [parent] = [p for p in fake.posts if "thread_ts" not in p]
+    values = _values(parent)
+    assert set(values) == {"vr_prev", "vr_next", "vr_lang"}
+    for value in values.values():
+        assert len(value) <= 100 and VLLM not in value and SGLANG not in value
+    await _click(buttoned, "vr_lang", values["vr_lang"])
+    parents = [p for p in fake.posts if "thread_ts" not in p]
+    assert len(parents) == 2
+    assert parents[1]["blocks"][0]["text"]["text"] == title
+    chinese = _text([p for p in fake.posts if p.get("thread_ts") == parents[1]["_ts"]])
+    assert f"https://github.com/{VLLM}/issues/1" in chinese
+    assert f"https://github.com/{SGLANG}/issues/1" in chinese
+
+
+async def test_an_edited_or_unknown_scope_reference_is_refused(
+    buttoned: HttpServer, fake: FakeSlack, rig: ScopeRig
+) -> None:
+    """A reference nobody stored, signed or not, posts nothing and fetches nothing."""
+    signer = ButtonSigner.from_secret("xoxb-key")
+    forged = "vr1|2026-03-10|en|~0123456789|" + "0" * 16
+    stale = signer.sign("2026-03-10", Lang.EN, "~0123456789")
+    assert stale is not None
+    for n, value in enumerate((forged, stale)):
+        await _click(buttoned, "vr_prev", value, message=f"1.{n}")
+    assert fake.posts == [] and rig.requests() == 0
+    told = json.dumps([c.args for c in fake.calls if c.method == "chat.postEphemeral"])
+    assert messages.BUTTON_FORGED in told and messages.BUTTON_STALE in told

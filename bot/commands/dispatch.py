@@ -35,7 +35,13 @@ from bot.commands.grammar import (
 )
 from bot.commands.runner import user_topics
 from bot.commands.scope_refs import ScopeRefs, is_ref
-from bot.commands.subjects import subject_repos
+from bot.commands.subjects import (
+    shown_key,
+    shown_subject,
+    subject_key,
+    subject_repos,
+    subscription_repos,
+)
 from bot.commands.subscriptions import Subscriptions, new_subscription
 from config.settings import AppConfig
 from digest import i18n
@@ -330,7 +336,7 @@ class SubscriptionCommands:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
             lines = [
                 messages.subscription_line(
-                    s.repo,
+                    shown_subject(s),
                     messages.schedule_words(s.cadence, s.day_name, s.time),
                     s.timezone,
                     s.lang,
@@ -342,10 +348,12 @@ class SubscriptionCommands:
         if not await can_manage():
             return Reply(messages.managers_only(self._platform), command)
         if isinstance(command, UnsubscribeCommand):
-            removed = await self._store.remove(self._platform, channel, command.options.repo)
+            removed = await self._store.remove(
+                self._platform, channel, subject_key(command.options)
+            )
             if not removed:
                 return Reply(messages.NO_SUBSCRIPTIONS, command)
-            gone = (messages.unsubscribed(r) for r in removed)
+            gone = (messages.unsubscribed(shown_key(r)) for r in removed)
             return Reply("\n".join(gone), command, public=True)
         wanted_zone = command.timezone is None
         resolved = await self._resolver.resolve(caller or Caller(channel), want_zone=wanted_zone)
@@ -361,7 +369,7 @@ class SubscriptionCommands:
         log.info(f"{self._platform}.subscribed", extra={"channel": channel, "repo": made.repo})
         shown_in = resolved.channel.timezone or made.timezone  # the channel's own zone
         text = messages.subscribed(
-            made.repo,
+            shown_subject(made),
             messages.schedule_words(made.cadence, made.day_name, made.time),
             made.timezone,
             made.lang,
@@ -374,12 +382,15 @@ class SubscriptionCommands:
 
     async def _refusal(self, made: Subscription) -> str | None:
         """Why ``made`` may not be stored, in its language; None when it may."""
+        repos = subscription_repos(self._config, made)
         try:
-            if not self._allow.allows(made.repo):
-                raise RepoRefused(made.repo, "not_allowed", allowed=self._allow.shown())
+            for repo in repos:
+                if not self._allow.allows(repo):
+                    raise RepoRefused(repo, "not_allowed", allowed=self._allow.shown())
             if self._following is None:
                 return None
-            await self._following.admit(made.repo)
+            for repo in repos:
+                await self._following.admit(repo)
         except RepoRefused as exc:
             return refusal(exc.worded_in(made.lang), subscribing=True)
         cap = await self._following.cap_reached(made)
@@ -397,11 +408,15 @@ class SubscriptionCommands:
         """The command's subscription over the channel's and workspace's defaults, then the
         repository's (filled in by ``new_subscription``)."""
         topics = command.topics if command.topics is not None else found.topics
+        opts = command.options.with_subject(found.options)
         return new_subscription(
             self._config,
             self._platform,
             channel,
-            repo=command.options.repo or found.repo,
+            repo=opts.repo,
+            scope=opts.scope,
+            repos=opts.repos,
+            quiet_days=command.quiet_days,
             time=command.time,
             timezone=command.timezone or found.timezone,
             lang=command.options.lang or found.lang or Lang.EN,  # the resolver always sets it

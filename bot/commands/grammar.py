@@ -4,7 +4,7 @@
     topic NAME [WINDOW]                                     a digest of one focus topic
     ask QUESTION  (or any text ending in "?")               a short linked answer
     subscribe [daily | weekdays | weekly [mon..sun]] [time:HH:MM] [tz:ZONE] [topics:a,b]
-              [writer:template|llm]
+              [writer:template|llm] [quiet:note|skip]
     unsubscribe | subscriptions | help
     settings [workspace] [reset] [lang:zh|en] [tz:ZONE] [repo:owner/name] [topics:a,b]
 Options anywhere: ``repo:owner/name`` (or ``repo:a/b,c/d``, one report over several
@@ -90,6 +90,7 @@ class SubscribeCommand:
     options: Options = Options()
     cadence: str = "daily"  # or "weekdays", "weekly"
     weekday: int = 0  # of a weekly post; 0 is Monday
+    quiet_days: str = "note"  # a window with nothing after filters: a one-line note, or "skip"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +217,7 @@ def parse(text: str) -> Command:
         return _subscribe(args, opts, options)
     if head == "settings":
         return _settings(args, opts, options)
-    _reject(opts, ("time", "tz", "topics"), "only with subscribe")
+    _reject(opts, ("time", "tz", "topics", "quiet"), "only with subscribe")
     if head == "topic":
         if not args:
             raise UsageError("say which topic, e.g. `topic rocm` or `topic rocm week`")
@@ -259,10 +260,18 @@ def subscribe_command(
     options: Options = Options(),
     schedule: str | None = None,
     day: str | None = None,
+    quiet: str | None = None,
 ) -> SubscribeCommand:
     """A subscription (daily unless ``schedule`` says ``weekdays`` or ``weekly``; a ``day``
-    makes it weekly); every part optional, each validated."""
+    makes it weekly; ``quiet`` ``skip`` posts nothing for a quiet window, ``note`` a line);
+    every part optional, each validated."""
     cadence, weekday_ = _schedule(schedule, day)
+    quiet_days = (quiet or "note").lower()
+    if quiet_days not in QUIET_DAYS:
+        raise UsageError(
+            f"unknown quiet-day choice {quiet!r} (use quiet:note for a one-line note on a day "
+            "with nothing new, or quiet:skip to post nothing)"
+        )
     if time is not None:
         try:
             parse_day_start(time)
@@ -278,6 +287,7 @@ def subscribe_command(
         options,
         cadence=cadence,
         weekday=weekday_,
+        quiet_days=quiet_days,
     )
 
 
@@ -310,7 +320,8 @@ def _schedule(schedule: str | None, day: str | None) -> tuple[str, int]:
 
 _PRIVATE = ("private", "dm")
 _KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "settings", "topic", *_PRIVATE}
-_OPTION_NAMES = {"repo", "scope", "lang", "time", "tz", "topics", "writer"}
+_OPTION_NAMES = {"repo", "scope", "lang", "time", "tz", "topics", "writer", "quiet"}
+QUIET_DAYS = ("note", "skip")
 
 
 def _parse_ask(question: str) -> AskCommand:
@@ -417,7 +428,7 @@ _WORKSPACE = ("workspace", "server", "guild")
 
 def _settings(args: list[str], opts: dict[str, str], options: Options) -> SettingsCommand:
     """``settings [workspace] [reset]`` with ``lang:``, ``tz:``, ``repo:`` and ``topics:``."""
-    _reject(opts, ("time", "writer"), "only with subscribe")
+    _reject(opts, ("time", "writer", "quiet"), "only with subscribe")
     if options.private:
         raise UsageError("settings are shown and changed in the channel, not by direct message")
     words = [a.lower() for a in args]
@@ -464,6 +475,7 @@ def _subscribe(args: list[str], opts: dict[str, str], options: Options) -> Subsc
         options,
         schedule,
         day,
+        opts.get("quiet"),
     )
 
 

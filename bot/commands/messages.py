@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from bot.commands.grammar import UsageError
+from digest import i18n
 from digest.errors import (
     BadWindow,
     ConfigError,
@@ -265,7 +266,13 @@ def daily_digest(digest: Digest, *, late: bool) -> Digest:
 
 def quiet_text(digest: Digest, *, late: bool = False) -> str:
     """The one line posted instead of a digest of a day without activity (late ones say so)."""
-    line = quiet_day(digest.repo, format_window(digest.window), digest.lang)
+    window = format_window(digest.window)
+    if digest.scope or digest.several:
+        repos = i18n.join_words(digest.repos or (digest.repo,), digest.lang)
+        key = "quiet.scope" if digest.unfiltered is None else "quiet.scope_filtered"
+        line = i18n.t(key, digest.lang, name=digest.shown_name, repos=repos, window=window)
+    else:
+        line = quiet_day(digest.repo, window, digest.lang)
     return f"{line} {_late_note(digest)}" if late else line
 
 

@@ -67,6 +67,34 @@ def digest_request(
     )
 
 
+def scope_request(
+    config: AppConfig,
+    window: Window,
+    scope: Scope,
+    *,
+    lang: Lang,
+    writer: str,
+    topics: Iterable[str] | None,
+    fingerprint: str,
+) -> DigestRequest:
+    """The request for ``scope`` over ``window``: the named topics, else the scope's own."""
+    glossary: dict[str, str] = {}
+    for each in scope.repos:
+        glossary.update(config.glossary_for(each))
+    return DigestRequest(
+        repo=scope.repos[0],
+        window=window,
+        lang=lang,
+        writer=writer,
+        topics=user_topics(config, topics) if topics is not None else config.scope_topics(scope),
+        display_name=config.scope_name(scope),
+        config_fingerprint=fingerprint,
+        organisations=config.organisation_map(),
+        glossary=tuple(glossary.items()),
+        scope=scope,
+    )
+
+
 class ReportCore:
     """Turns parsed commands into digest requests and runs them through ``get_digest``.
 
@@ -181,24 +209,14 @@ class ReportCore:
             timezone=timezone or scope.timezone or first.timezone,
             day_start=day_start or scope.day_start or first.day_start,
         )
-        glossary: dict[str, str] = {}
-        for each in scope.repos:
-            glossary.update(self.config.glossary_for(each))
-        return DigestRequest(
-            repo=scope.repos[0],
-            window=window,
+        return scope_request(
+            self.config,
+            window,
+            scope,
             lang=lang or self.default_lang,
             writer=writer or self.default_writer,
-            topics=(
-                user_topics(self.config, topics)
-                if topics is not None
-                else self.config.scope_topics(scope)
-            ),
-            display_name=self.config.scope_name(scope),
-            config_fingerprint=self._fingerprint,
-            organisations=self.config.organisation_map(),
-            glossary=tuple(glossary.items()),
-            scope=scope,
+            topics=topics,
+            fingerprint=self._fingerprint,
         )
 
     def check_allowed(self, repo: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot.commands.grammar import Options, UsageError
 from config.settings import AppConfig
 from digest.errors import ConfigError
+from digest.schedule.subscription import Subscription
 from digest.scope import Scope
 
 
@@ -43,3 +44,32 @@ def one_repo_questions(options: Options) -> str:
         f"a question covers one repository, not {subject_words(options)}: name one with "
         f"repo:owner/name, or ask for the report, e.g. `topic rocm week{options.subject_option}`"
     )
+
+
+def subject_key(options: Options) -> str | None:
+    """The subject as a subscription names it (``owner/name``, ``scope:NAME``, ``a/b,c/d``);
+    None when the options name none."""
+    if options.scope:
+        return f"scope:{options.scope}"
+    return ",".join(options.repos) if options.repos else options.repo
+
+
+def _options_of(subscription: Subscription) -> Options:
+    return Options(subscription.repo, repos=subscription.repos, scope=subscription.scope)
+
+
+def subscription_repos(config: AppConfig, subscription: Subscription) -> tuple[str, ...]:
+    """The repositories ``subscription`` reports on (a scope's, as configured now)."""
+    return subject_repos(config, _options_of(subscription))
+
+
+def shown_subject(subscription: Subscription) -> str:
+    """How a reply names what ``subscription`` reports on."""
+    return subject_words(_options_of(subscription))
+
+
+def shown_key(subject: str) -> str:
+    """How a reply names a subscription's ``subject`` (``scope:NAME``, ``a/b,c/d``, ``o/r``)."""
+    if subject.startswith("scope:"):
+        return f"scope {subject.removeprefix('scope:')}"
+    return " + ".join(subject.split(","))

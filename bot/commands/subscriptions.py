@@ -16,13 +16,15 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, 
 from datetime import datetime
 from typing import Protocol
 
-from bot.commands.runner import config_fingerprint, digest_request, user_topics
+from bot.commands.runner import config_fingerprint, digest_request, scope_request, user_topics
+from bot.commands.subjects import configured_scope
 from config.settings import AppConfig, SubscriptionConfig
 from digest.builder import DigestRequest
 from digest.errors import DigestError
 from digest.models import Lang, Window
 from digest.schedule.subscription import WEEKDAYS, Subscription, next_run
 from digest.schedule.subscriptions import SubscriptionStore
+from digest.scope import Scope
 from digest.windows import format_moment, zone
 
 log = logging.getLogger(__name__)
@@ -59,23 +61,35 @@ def new_subscription(
     cadence: str = "daily",
     weekday: int = 0,
     since: datetime | None = None,
+    scope: str | None = None,
+    repos: tuple[str, ...] = (),
+    quiet_days: str = "note",
 ) -> Subscription:
     """A subscription with the repository's defaults filled in; the one place they are.
 
     The repository's cut-off time is the default in the repository's own timezone; in another
-    zone the default is :data:`DEFAULT_TIME`.
+    zone the default is :data:`DEFAULT_TIME`. A configured ``scope`` (its name) or several
+    ``repos`` take the scope's time zone and cut-off, else their first repository's.
 
-    A bad timezone is a ``DigestError``, an unknown topic a ``UsageError``, both raised now
-    rather than at posting time. ``writer`` ``None`` follows the deployment's default.
+    A bad timezone is a ``DigestError``, an unknown topic or scope a ``UsageError``, all raised
+    now rather than at posting time. ``writer`` ``None`` follows the deployment's default.
     """
+    subject = configured_scope(config, scope) if scope else None
+    if subject is not None:
+        scope, repos = subject.name, ()
+    if len(repos) == 1:
+        repo, repos = repos[0], ()
+    repo = (subject.repos[0] if subject else None) or (repos[0] if repos else repo)
     repo = repo or config.default_repo
     defaults = config.repo(repo)
-    timezone = timezone or defaults.timezone
+    own_zone = (subject.timezone if subject else None) or defaults.timezone
+    own_start = (subject.day_start if subject else None) or defaults.day_start
+    timezone = timezone or own_zone
     zone(timezone)
     chosen = tuple(topics) if topics is not None else None
     user_topics(config, chosen or ())
     # the repository's cut-off is a time in its own zone; elsewhere a morning post
-    default_time = defaults.day_start if timezone == defaults.timezone else DEFAULT_TIME
+    default_time = own_start if timezone == own_zone else DEFAULT_TIME
     return Subscription(
         platform=platform,
         channel=channel,
@@ -88,6 +102,9 @@ def new_subscription(
         since=since,
         cadence=cadence,
         weekday=weekday,
+        scope=scope,
+        repos=repos,
+        quiet_days=quiet_days,
     )
 
 
@@ -174,20 +191,21 @@ class ChannelSubscriptions:
         )
 
     async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
-        """Remove the channel's subscription to ``repo`` (all when ``None``); the repos removed."""
+        """Remove the channel's subscription to ``repo`` (a subject: ``owner/name``,
+        ``scope:NAME`` or ``a/b,c/d``; all when ``None``); the subjects removed."""
         removed: list[str] = []
         for sub in await self._store.channel_subscriptions(platform, channel):
-            if repo is not None and sub.repo.lower() != repo.lower():
+            if repo is not None and sub.key != repo.lower():
                 continue
-            if await self._store.delete_subscription(platform, channel, sub.repo):
-                removed.append(sub.repo)
+            if await self._store.delete_subscription(platform, channel, sub.key):
+                removed.append(sub.subject)
                 log.info("schedule.unsubscribed", extra={"subscription": sub.id})
         return removed
 
     async def list(self, platform: str, channel: str) -> Sequence[Subscription]:
         """The channel's subscriptions, oldest repository name first."""
         found = await self._store.channel_subscriptions(platform, channel)
-        return sorted(found, key=lambda s: s.repo.lower())
+        return sorted(found, key=lambda s: s.key)
 
 
 class SeedableStore(SubscriptionStore, Protocol):
@@ -257,6 +275,17 @@ class ScheduledRequests:
         return wanted
 
     def __call__(self, subscription: Subscription, window: Window) -> DigestRequest:
+        subject = self._scope(subscription)
+        if subject is not None:
+            return scope_request(
+                self._config,
+                window,
+                subject,
+                lang=subscription.lang,
+                writer=self._writer(subscription.writer),
+                topics=subscription.topics,
+                fingerprint=self._fingerprint,
+            )
         return digest_request(
             self._config,
             window,
@@ -266,6 +295,12 @@ class ScheduledRequests:
             topics=subscription.topics,
             fingerprint=self._fingerprint,
         )
+
+    def _scope(self, subscription: Subscription) -> Scope | None:
+        """The scope a subscription names (its configured one, as configured now), or None."""
+        if subscription.scope:
+            return configured_scope(self._config, subscription.scope)
+        return Scope(subscription.repos) if subscription.repos else None
 
 
 Directory = Callable[[], Awaitable[Sequence[Subscription]]]

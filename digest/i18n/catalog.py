@@ -18,6 +18,7 @@ from digest.i18n.later import LATER
 from digest.i18n.limits import LIMITS
 from digest.i18n.notes import NOTES
 from digest.i18n.phrases import PHRASES
+from digest.i18n.quiet import QUIET
 from digest.i18n.scopes import SCOPES
 from digest.models import Lang
 
@@ -31,6 +32,7 @@ _CATALOG: Mapping[str, tuple[str, str]] = ChainMap(
     dict(LIMITS),
     dict(LATER),
     dict(SCOPES),
+    dict(QUIET),
 )
 
 

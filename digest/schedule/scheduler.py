@@ -286,6 +286,8 @@ class Scheduler:
                 raise ClaimLost(run.key)
             sent = index + 1
 
+        if quiet and run.subscription.quiet_days == "skip" and not done:
+            return await self._skipped(run)
         try:
             await self._post(
                 run.subscription, digest, late=run.late, quiet=quiet, done=done, part_sent=part_sent
@@ -332,6 +334,12 @@ class Scheduler:
         )
         return 1
 
+    async def _skipped(self, run: Run) -> int:
+        """Mark a quiet run of a subscription that skips quiet days done, posting nothing."""
+        await self._record(run, "quiet_skipped")
+        log.info("schedule.quiet_skipped", extra={"subscription": run.subscription.id})
+        return 0
+
     async def _record_pending(self, run: Run, done: tuple[str, ...]) -> tuple[str, ...]:
         """Record the parts this replica posted while the ledger was unreachable; the parts
         known to be out."""
@@ -351,11 +359,12 @@ class Scheduler:
             done = (*done, message_id)
         return done
 
-    async def _record(self, run: Run) -> None:
-        """Remember ``run`` as posted, here and in the ledger, even when cancelled meanwhile."""
+    async def _record(self, run: Run, counter: str = "posts_made") -> None:
+        """Remember ``run`` as posted (or skipped), here and in the ledger, even when cancelled
+        meanwhile."""
         self._posted[run.key] = run.scheduled  # this replica never posts it again
         self._failures.pop(run.key, None)
-        self.counters["posts_made"] += 1
+        self.counters[counter] += 1
         marking = asyncio.ensure_future(self._mark_posted(run))
         try:
             await asyncio.shield(marking)

@@ -26,6 +26,7 @@ from digest.windows import parse_day_start, zone
 PLATFORMS = ("slack", "discord")
 CADENCES = ("daily", "weekdays", "weekly")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+QUIET_DAYS = ("note", "skip")  # a window with nothing after filters: a one-line note, or nothing
 RUN_WINDOW = timedelta(days=1)
 WEEK_WINDOW = timedelta(days=7)
 
@@ -39,6 +40,10 @@ class Subscription:
     deployment's defaults at build time. Runs scheduled at or before ``since`` (when the channel
     subscribed) are never due, so a new subscription does not catch up a post from before it
     existed.
+
+    The subject is ``repo`` alone, or a configured ``scope`` (its name), or several ``repos``
+    (``repo`` is then their first). ``quiet_days`` says what a run with nothing in its window
+    posts: a one-line note (``note``) or nothing (``skip``).
     """
 
     platform: str
@@ -53,8 +58,13 @@ class Subscription:
     cadence: str = "daily"
     weekday: int = 0
     workspace: str | None = None  # the Slack workspace or Discord server it was made in
+    scope: str | None = None
+    repos: tuple[str, ...] = ()
+    quiet_days: str = "note"
 
     def __post_init__(self) -> None:
+        if self.quiet_days not in QUIET_DAYS:
+            raise ValueError(f"quiet days are {' or '.join(QUIET_DAYS)}, not {self.quiet_days!r}")
         if self.platform not in PLATFORMS:
             raise ValueError(f"unknown platform {self.platform!r}")
         if self.cadence not in CADENCES:
@@ -69,9 +79,21 @@ class Subscription:
             raise ValueError("since must be timezone-aware")
 
     @property
+    def subject(self) -> str:
+        """What it reports on: ``owner/name``, ``scope:NAME`` or ``a/b,c/d``."""
+        if self.scope:
+            return f"scope:{self.scope}"
+        return ",".join(self.repos) if self.repos else self.repo
+
+    @property
+    def key(self) -> str:
+        """The subject, as the store keys it (one subscription per channel and subject)."""
+        return self.subject.lower()
+
+    @property
     def id(self) -> str:
-        """Stable identity: one subscription per platform, channel and repository."""
-        return f"{self.platform}:{self.channel}:{self.repo.lower()}"
+        """Stable identity: one subscription per platform, channel and subject."""
+        return f"{self.platform}:{self.channel}:{self.key}"
 
     @property
     def local_time(self) -> clock_time:
@@ -109,6 +131,9 @@ class Subscription:
             "cadence": self.cadence,
             "day": self.day_name,
             **({"workspace": self.workspace} if self.workspace is not None else {}),
+            **({"scope": self.scope} if self.scope else {}),
+            **({"repos": list(self.repos)} if self.repos else {}),
+            **({"quiet_days": self.quiet_days} if self.quiet_days != "note" else {}),
         }
 
     @classmethod
@@ -127,6 +152,9 @@ class Subscription:
             cadence=str(data.get("cadence") or "daily"),
             weekday=WEEKDAYS.index(str(data.get("day") or "mon")),
             workspace=str(data["workspace"]) if data.get("workspace") else None,
+            scope=str(data["scope"]) if data.get("scope") else None,
+            repos=tuple(str(r) for r in data.get("repos") or ()),
+            quiet_days=str(data.get("quiet_days") or "note"),
         )
 
 

@@ -59,11 +59,12 @@ class StateSubscriptions:
         await self._state.put_subscription(
             subscription.platform,
             subscription.channel,
-            subscription.repo.lower(),
+            subscription.key,
             subscription.to_dict(),
         )
 
     async def delete_subscription(self, platform: str, channel: str, repo: str) -> bool:
+        """Delete the channel's subscription to ``repo`` (a subscription's ``subject``)."""
         return await self._state.delete_subscription(platform, channel, repo.lower())
 
     async def was_seeded(self, subscription_id: str) -> bool:

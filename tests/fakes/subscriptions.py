@@ -18,7 +18,7 @@ class MemorySubscriptions:
         return platform, channel, repo.lower()
 
     async def add(self, subscription: Subscription) -> None:
-        key = self._key(subscription.platform, subscription.channel, subscription.repo)
+        key = self._key(subscription.platform, subscription.channel, subscription.key)
         self._items[key] = subscription
 
     async def remove(self, platform: str, channel: str, repo: str | None = None) -> Sequence[str]:
@@ -27,7 +27,7 @@ class MemorySubscriptions:
             for k in self._items
             if k[:2] == (platform, channel) and (repo is None or k[2] == repo.lower())
         ]
-        return [self._items.pop(k).repo for k in gone]
+        return [self._items.pop(k).subject for k in gone]
 
     async def list(self, platform: str, channel: str) -> Sequence[Subscription]:
         return [s for k, s in self._items.items() if k[:2] == (platform, channel)]

@@ -7,8 +7,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.commands.defaults import Caller, DefaultsStore
+from bot.commands.dispatch import DigestBuild, Dispatcher, Reply, granted
 from bot.commands.grammar import AskCommand, UsageError, parse
 from bot.commands.subjects import subject_repos
+from digest.backends.sqlite.state import SQLiteState
 from tests.support.scope_core import scope_config, scope_core
 from tests.support.scopes import SGLANG, VLLM, ScopeRig, scope_rig
 
@@ -36,3 +39,39 @@ async def test_a_question_over_a_scope_says_how_to_ask(rig: ScopeRig) -> None:
     assert isinstance(command, AskCommand)
     with pytest.raises(UsageError, match="`topic rocm week scope:serving`"):
         await scope_core(rig).ask(command)
+
+
+async def test_a_channels_scope_setting_is_the_subject_of_its_bare_commands(
+    rig: ScopeRig,
+) -> None:
+    """`settings scope:serving` makes a bare `today` of the channel a report over the scope;
+    a command's own repo: still wins; an unknown scope is refused with the configured ones."""
+    state = SQLiteState(":memory:", clock=rig.clock)
+    try:
+        dispatcher = Dispatcher(
+            scope_core(rig), None, platform="slack", defaults=DefaultsStore(state)
+        )
+        caller = Caller("C1")
+        saved = await dispatcher.text(
+            "settings scope:serving", channel="C1", can_manage=granted(True), caller=caller
+        )
+        assert (
+            isinstance(saved, Reply) and saved.text == "Defaults for this channel: scope serving."
+        )
+        build = await dispatcher.text(
+            "2026-03-10", channel="C1", can_manage=granted(True), caller=caller
+        )
+        assert isinstance(build, DigestBuild)
+        request = await build.request()
+        assert request.scope is not None and request.scope.name == "serving"
+        own = await dispatcher.text(
+            f"2026-03-10 repo:{SGLANG}", channel="C1", can_manage=granted(True), caller=caller
+        )
+        assert isinstance(own, DigestBuild)
+        assert (await own.request()).repos == (SGLANG,)
+        with pytest.raises(UsageError, match="configured scopes: engines, serving"):
+            await dispatcher.text(
+                "settings scope:nope", channel="C1", can_manage=granted(True), caller=caller
+            )
+    finally:
+        await state.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,12 +11,13 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.commands import messages
-from bot.commands.dispatch import SubscriptionCommand, SubscriptionCommands
+from bot.commands.dispatch import SubscriptionCommand, SubscriptionCommands, granted
 from bot.commands.grammar import (
     ListSubscriptionsCommand,
     Options,
     SubscribeCommand,
     UnsubscribeCommand,
+    parse,
 )
 from bot.commands.subscriptions import (
     ChannelSubscriptions,
@@ -37,6 +39,8 @@ from digest.schedule.subscription import Subscription
 from digest.schedule.subscriptions import StateSubscriptions
 from tests.fakes.slack import start_fake_slack, stop_fake_slack
 from tests.support.clock import Clock
+from tests.support.scope_core import scope_config
+from tests.support.scopes import scope_rig
 from tests.support.serve import sample_digest
 
 NOW = datetime(2026, 2, 1, 2, 0, tzinfo=UTC)
@@ -214,5 +218,79 @@ async def test_subscribe_in_slack_then_the_scheduler_posts_there(state: SQLiteSt
         assert gone == messages.unsubscribed("vllm-project/vllm")
         clock.now += timedelta(days=1)
         assert await scheduler.tick() == 0
+    finally:
+        await stop_fake_slack(fake)
+
+
+async def test_a_scope_subscription_posts_its_thread_once_and_its_quiet_days_as_chosen() -> None:
+    """`subscribe scope:serving` (and `quiet:skip` in another channel) made in chat: two
+    replicas on one SQLite state post the scope's report once in each channel, built against
+    the fake GitHub over both repositories; on the quiet day after, the default channel gets
+    the one-line note and the skipping one nothing."""
+    fake = await start_fake_slack()
+    try:
+        async with scope_rig() as rig:
+            clock = rig.clock
+            clock.now = datetime(2026, 3, 11, 0, 0, tzinfo=UTC)  # before the day's post
+            state = SQLiteState(":memory:", clock=clock)
+            config = scope_config()
+            store = StateSubscriptions(state)
+            commands = SubscriptionCommands(
+                ChannelSubscriptions(store, clock), config, platform="slack", clock=clock
+            )
+            for channel, text in (
+                ("C1", "subscribe scope:serving"),
+                ("C2", "subscribe scope:serving quiet:skip"),
+            ):
+                command = parse(text)
+                assert isinstance(command, SubscribeCommand)
+                reply = await commands.reply(command, channel=channel, can_manage=granted(True))
+                assert reply.text.startswith(
+                    "Subscribed: a scope serving digest in en, daily at 11:21"
+                )
+            [skipping] = await store.channel_subscriptions("slack", "C2")
+            assert (skipping.scope, skipping.quiet_days) == ("serving", "skip")
+            client = AsyncWebClient(token="xoxb-test", base_url=fake.api_url)
+            requests = ScheduledRequests(config, default_writer="template")
+            replicas = [
+                Scheduler(
+                    subscriptions=store,
+                    ledger=StateLedger(state),
+                    request=requests,
+                    build=rig.service.get_digest,
+                    post=DailyPoster({"slack": SlackDaily(SlackPoster(client, pace_s=0.0))}),
+                    clock=clock,
+                )
+                for _ in range(2)
+            ]
+            clock.set(datetime(2026, 3, 11, 3, 21, tzinfo=UTC))
+            assert [await r.tick() for r in replicas] == [2, 0]
+            parents = [p for p in fake.posts if "thread_ts" not in p]
+            assert sorted(p["channel"] for p in parents) == ["C1", "C2"]
+            assert all(
+                p["blocks"][0]["text"]["text"] == "Serving Development Report - 2026-03-10"
+                for p in parents
+            )
+            text = json.dumps(fake.posts)
+            assert "https://github.com/sgl-project/sglang/issues/1" in text
+            assert "https://github.com/vllm-project/vllm/issues/1" in text
+            before = len(fake.posts)
+            clock.set(datetime(2026, 3, 12, 3, 21, tzinfo=UTC))
+            assert [await r.tick() for r in replicas[::-1]] == [1, 0]
+            [quiet] = fake.posts[before:]
+            assert quiet["channel"] == "C1"
+            assert quiet["text"].startswith(
+                "Quiet day in Serving: no new or closed issues or pull requests in "
+                "vllm-project/vllm and sgl-project/sglang in 2026-03-11"
+            )
+            assert replicas[1].counters["quiet_skipped"] == 1
+            gone = await commands.reply(
+                UnsubscribeCommand(parse("unsubscribe scope:serving").options),
+                channel="C2",
+                can_manage=granted(True),
+            )
+            assert gone.text == messages.unsubscribed("scope serving")
+            assert [s.channel for s in await store.all_subscriptions()] == ["C1"]
+            await state.close()
     finally:
         await stop_fake_slack(fake)

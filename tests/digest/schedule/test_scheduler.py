@@ -237,6 +237,55 @@ async def test_quiet_day_is_flagged(world: World) -> None:
     assert world.posts[0][3] is True
 
 
+async def test_a_quiet_day_is_skipped_once_when_the_subscription_says_so(world: World) -> None:
+    """quiet:skip posts nothing for a quiet window and marks it done on every replica, while a
+    busy day is posted; the default subscription beside it still posts its quiet note."""
+    world.quiet_repos.add("vllm-project/vllm")
+    await world.subscriptions.put_subscription(berlin(quiet_days="skip"))
+    await world.subscriptions.put_subscription(berlin("C2"))
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    first, second = world.scheduler(), world.scheduler()
+    assert await first.tick() == 1 and await second.tick() == 0
+    assert [(p[0], p[3]) for p in world.posts] == [("slack:C2:vllm-project/vllm", True)]
+    assert first.counters["quiet_skipped"] == 1 and second.counters["quiet_skipped"] == 0
+    world.quiet_repos.clear()
+    world.clock.set(datetime(2026, 3, 3, 8, 0, tzinfo=UTC))
+    assert await second.tick() == 2
+    assert {p[0] for p in world.posts[1:]} == {
+        "slack:C1:vllm-project/vllm",
+        "slack:C2:vllm-project/vllm",
+    }
+
+
+async def test_a_scope_subscription_posts_one_thread_a_day_beside_its_repository(
+    world: World,
+) -> None:
+    """A channel subscribed to vLLM and to scope:serving gets each once a day, from two
+    replicas: a scope's subscription is its own, stored and claimed under its subject."""
+    await world.subscriptions.put_subscription(berlin())
+    await world.subscriptions.put_subscription(berlin(scope="serving"))
+    await world.subscriptions.put_subscription(
+        berlin(repos=("vllm-project/vllm", "sgl-project/sglang"))
+    )
+    stored = await world.subscriptions.channel_subscriptions("slack", "C1")
+    assert sorted(s.subject for s in stored) == [
+        "scope:serving",
+        "vllm-project/vllm",
+        "vllm-project/vllm,sgl-project/sglang",
+    ]
+    replicas = (world.scheduler(), world.scheduler())
+    for day in (2, 3):
+        world.clock.set(datetime(2026, 3, day, 8, 0, tzinfo=UTC))
+        assert sum([await r.tick() for r in replicas]) == 3
+    assert Counter(p[0] for p in world.posts) == {
+        "slack:C1:vllm-project/vllm": 2,
+        "slack:C1:scope:serving": 2,
+        "slack:C1:vllm-project/vllm,sgl-project/sglang": 2,
+    }
+    assert await world.subscriptions.delete_subscription("slack", "C1", "scope:serving")
+    assert len(await world.subscriptions.channel_subscriptions("slack", "C1")) == 2
+
+
 def test_a_degraded_empty_digest_is_not_a_quiet_day() -> None:
     """Zero counts with a note (an incomplete search, say) is posted in full, not as one line."""
     window = Window(START - timedelta(days=1), START, "UTC")
@@ -459,6 +508,18 @@ SIM_SUBSCRIPTIONS = [
         "09:00",
         "America/New_York",
         cadence="weekdays",
+    ),
+    # a scope and an ad hoc pair beside the channel's own repository: one thread a day each
+    Subscription(
+        "slack", "C-berlin-0900", "vllm-project/vllm", "09:00", "Europe/Berlin", scope="serving"
+    ),
+    Subscription(
+        "discord",
+        "1009000",
+        "vllm-project/vllm",
+        "02:30",
+        "Europe/Berlin",
+        repos=("vllm-project/vllm", "sgl-project/sglang"),
     ),
 ]
 # 60 days each, so that every DST change of Berlin and New York in 2026 is crossed

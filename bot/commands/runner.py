@@ -221,6 +221,8 @@ class ReportCore:
             lang=opts.lang,
             topics=command.topics,
             writer=command.writer,
+            repos=opts.repos,
+            scope=opts.scope,
         )
 
     async def digest(self, command: DigestCommand) -> Digest:
@@ -235,6 +237,8 @@ class ReportCore:
         if self._asker is None:
             raise ConfigError("questions need the mirror, and no store is configured")
         opts = command.options
+        if opts.several:
+            raise UsageError("a question covers one repository: name one with repo:owner/name")
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
         if opts.repo is not None:

@@ -185,7 +185,8 @@ class DigestBuild(_Build):
         repos = await self.refs.recall(ref) if self.refs is not None else None
         if repos is None:
             raise ButtonRefused(messages.BUTTON_STALE)
-        return replace(command, options=replace(command.options, scope=None, repos=repos))
+        options = replace(command.options, repo=repos[0], scope=None, repos=repos)
+        return replace(command, options=options)
 
     async def digest(self, request: DigestRequest) -> Digest:
         """The digest of ``request`` (this build's :meth:`request`, which took the limits),
@@ -229,7 +230,7 @@ class AnswerBuild(_Build):
         with interactive():
             try:
                 repo = command.options.repo
-                if repo is not None and valid_repo(repo):
+                if repo is not None and valid_repo(repo) and not command.options.several:
                     try:
                         await _admit(self.core, repo)
                     except RepoRefused as exc:

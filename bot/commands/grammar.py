@@ -8,8 +8,8 @@
     unsubscribe | subscriptions | help
     settings [workspace] [reset] [lang:zh|en] [tz:ZONE] [repo:owner/name] [topics:a,b]
 Options anywhere: ``repo:owner/name`` (or ``repo:a/b,c/d``, one report over several
-repositories), ``scope:NAME`` (a configured scope), ``lang:zh|en``; ``private`` sends the
-answer by DM.
+repositories), ``scope:NAME`` (a scope of the configuration), ``lang:zh|en``; ``private``
+sends the answer by DM. Questions take one repository.
 """
 
 from __future__ import annotations
@@ -37,14 +37,20 @@ class UsageError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The options every command takes. The subject is one of ``repo`` (one repository),
-    ``repos`` (several, from ``repo:a/b,c/d``) and ``scope`` (a configured scope's name)."""
+    """The options every command takes. The subject is ``repo`` (one repository), ``repos``
+    (several, from ``repo:a/b,c/d``; ``repo`` is then their first) or ``scope`` (a configured
+    scope's name)."""
 
     repo: str | None = None
     lang: Lang | None = None
     private: bool = False
     repos: tuple[str, ...] = ()
     scope: str | None = None
+
+    @property
+    def several(self) -> bool:
+        """Whether the options name more than one repository (or a scope)."""
+        return len(self.repos) > 1 or self.scope is not None
 
     @property
     def names_subject(self) -> bool:
@@ -368,9 +374,8 @@ def command_options(
             )
         return Options(None, language, private, scope=scope)
     names = repo_names(repo) if repo is not None else ()
-    if len(names) > 1:
-        return Options(None, language, private, repos=names)
-    return Options(names[0] if names else None, language, private)
+    several = names if len(names) > 1 else ()
+    return Options(names[0] if names else None, language, private, several)
 
 
 def scope_name(text: str) -> bool:
@@ -379,8 +384,13 @@ def scope_name(text: str) -> bool:
 
 
 def repo_names(value: str) -> tuple[str, ...]:
-    """The repositories of ``repo:a/b,c/d``, each checked, none twice, at most ``MAX_REPOS``."""
-    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    """The repositories of ``repo:a/b,c/d``, each checked, a repeated one counted once, at most
+    ``MAX_REPOS``."""
+    folded: dict[str, str] = {}
+    for name in (n.strip() for n in value.split(",")):
+        if name:
+            folded.setdefault(name.lower(), name)
+    names = tuple(folded.values())
     if not names:
         raise UsageError("repo: names a repository (use owner/name, e.g. vllm-project/vllm)")
     for name in names:
@@ -393,10 +403,6 @@ def repo_names(value: str) -> tuple[str, ...]:
             f"one report covers at most {MAX_REPOS} repositories; {len(names)} were named "
             "(a configured scope: can cover more)"
         )
-    lowered = [n.lower() for n in names]
-    twice = next((n for i, n in enumerate(names) if n.lower() in lowered[:i]), None)
-    if twice is not None:
-        raise UsageError(f"{twice!r} is named twice in repo:")
     return names
 
 

@@ -36,3 +36,28 @@ def test_an_edited_language_breaks_the_signature() -> None:
     assert value is not None
     with pytest.raises(ButtonRefused, match="not made by this bot"):
         SIGNER.command(value.replace("|en|", "|zh|"))
+
+
+async def test_a_scope_digests_buttons_ask_for_the_same_scope() -> None:
+    """A configured scope's buttons name it (``@serving``, compact whatever its size); an ad hoc
+    one over several repositories carries the short reference of their list, never the names
+    (the dispatcher reads the list back); a click asks for the same subject."""
+    from dataclasses import replace
+
+    from bot.commands.buttons import digest_buttons
+    from bot.commands.scope_refs import ref_of
+    from tests.support.scopes import NOW, SGLANG, VLLM, request, scope_rig
+
+    async with scope_rig() as rig:
+        digest = await rig.digest(request())
+    buttons = digest_buttons(digest, SIGNER, now=NOW, day_start="11:21")
+    assert [b.action for b in buttons] == ["prev", "next", "lang"]
+    value = buttons[0].value or ""
+    assert VLLM not in value and SGLANG not in value
+    command = SIGNER.command(value)
+    assert command.window == "2026-03-09" and command.options.scope == ref_of((VLLM, SGLANG))
+    named = replace(digest, scope="serving")
+    buttons = digest_buttons(named, SIGNER, now=NOW, day_start="11:21")
+    command = SIGNER.command(buttons[2].value or "")
+    assert command.options.scope == "serving" and command.options.lang is Lang.ZH
+    assert command.options.repo is None and command.window == "2026-03-10"

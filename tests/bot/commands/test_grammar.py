@@ -155,7 +155,7 @@ def test_several_repositories_in_one_option(text: str) -> None:
     command = parse(text)
     assert isinstance(command, DigestCommand)
     assert command.options.repos == ("vllm-project/vllm", "sgl-project/sglang")
-    assert command.options.repo is None
+    assert command.options.repo == "vllm-project/vllm"  # the first
     assert command.options.subject_option == " repo:vllm-project/vllm,sgl-project/sglang"
 
 
@@ -201,7 +201,6 @@ def test_question_with_several_repositories() -> None:
     ("text", "hint"),
     [
         ("today repo:a/b,nope", "'nope' is not a repository"),
-        ("today repo:a/b,A/B", "'A/B' is named twice"),
         ("today repo:,", "names a repository"),
         ("today scope:serving repo:a/b", "a scope or repositories, not both"),
         ("today scope:bad!name", "not a scope name"),
@@ -213,6 +212,34 @@ def test_question_with_several_repositories() -> None:
     ],
 )
 def test_bad_subjects_get_a_clear_message(text: str, hint: str) -> None:
-    """A bad list, a name twice, too many repositories and a bad scope name say what is wrong."""
+    """A bad list, too many repositories and a bad scope name say what is wrong."""
     with pytest.raises(UsageError, match=hint):
+        parse(text)
+
+
+def test_a_digest_over_several_repositories_or_a_scope() -> None:
+    """``repo:a/b,c/d`` names every repository, the first as ``repo``; ``scope:NAME`` a
+    configured scope; a repeated name counts once."""
+    command = parse("week repo:vllm-project/vllm,sgl-project/sglang,vllm-project/vllm")
+    assert isinstance(command, DigestCommand)
+    assert command.options.repo == "vllm-project/vllm"
+    assert command.options.repos == ("vllm-project/vllm", "sgl-project/sglang")
+    one = parse("week repo:vllm-project/vllm")
+    assert isinstance(one, DigestCommand) and one.options.repos == () and not one.options.several
+    scoped = parse("topic rocm yesterday scope:serving lang:zh")
+    assert isinstance(scoped, DigestCommand)
+    assert scoped.options.scope == "serving" and scoped.options.repo is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("today repo:vllm-project/vllm,nope", "'nope' is not a repository"),
+        ("today scope:serving repo:a/b", "name a scope or repositories, not both"),
+        ("today scope:no/pe", "'no/pe' is not a scope name"),
+        ("subscribe scope:serving repo:a/b", "name a scope or repositories, not both"),
+    ],
+)
+def test_a_bad_or_doubled_subject_is_refused(text: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
         parse(text)

@@ -51,7 +51,11 @@ class SectionInfo(_Result):
 class DigestResult(_Result):
     """A digest: the structured sections (all, or the requested ones) and its Markdown."""
 
-    repo: str
+    repo: str = Field(description="the repository (a scope's first)")
+    repos: list[str] = Field(
+        default_factory=list, description="a scope's repositories, when it has several"
+    )
+    scope: str = Field(default="", description="the configured scope's name, if one")
     repo_url: str
     display_name: str
     lang: str
@@ -108,12 +112,17 @@ class ItemRow(_Result):
     review_comments: int = Field(description="of those, inline review comments")
     participants: int = Field(description="distinct people who commented in the window")
     comments_total: int = Field(description="lifetime comment count on GitHub")
+    repo: str = Field(default="", description="owner/name, in a scope of several repositories")
 
 
 class ItemsResult(_Result):
-    """The window's issues and pull requests that match the filters, by number."""
+    """The window's issues and pull requests that match the filters, by number (by
+    repository, then number, in a scope of several)."""
 
-    repo: str
+    repo: str = Field(description="the repository (a scope's first)")
+    repos: list[str] = Field(
+        default_factory=list, description="a scope's repositories, when it has several"
+    )
     window: WindowInfo
     total: int = Field(description="how many matched (items lists at most `limit` of them)")
     items: list[ItemRow]

@@ -49,6 +49,14 @@ Repo = Annotated[
     str | None,
     Field(description="owner/name (default: the configured repository)", max_length=140),
 ]
+ScopeArg = Annotated[
+    str | None,
+    Field(
+        description="instead of repo: a configured scope's name (see the repositories "
+        "resource), or several repositories as owner/name,owner/name (one report over them)",
+        max_length=1500,
+    ),
+]
 LangArg = Annotated[LangName | None, Field(description="language of the report (default: en)")]
 
 
@@ -99,6 +107,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         ctx: Context,
         window: Window = "today",
         repo: Repo = None,
+        scope: ScopeArg = None,
         lang: LangArg = None,
         topics: Annotated[
             list[str] | None,
@@ -116,6 +125,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
             tools.digest(
                 window,
                 repo=repo,
+                scope=scope,
                 lang=Lang(lang) if lang else None,
                 topics=topics,
                 sections=sections,
@@ -137,12 +147,14 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         ctx: Context,
         question: Annotated[str, Field(description="the question", min_length=1, max_length=500)],
         repo: Repo = None,
+        scope: ScopeArg = None,
         lang: LangArg = None,
     ) -> Annotated[CallToolResult, AnswerResult]:
         return await answered(
             tools.ask(
                 question,
                 repo=repo,
+                scope=scope,
                 lang=Lang(lang) if lang else None,
                 progress=_progress(ctx),
                 client=_client(ctx),
@@ -162,6 +174,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         ctx: Context,
         window: Window = "today",
         repo: Repo = None,
+        scope: ScopeArg = None,
         topic: Annotated[str | None, Field(description="a configured topic, e.g. rocm")] = None,
         kind: Annotated[Kind | None, Field(description="issue or pr")] = None,
         state: Annotated[State | None, Field(description="open, closed or merged (now)")] = None,
@@ -174,6 +187,7 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
             tools.items(
                 window,
                 repo=repo,
+                scope=scope,
                 topic=topic,
                 kind=kind,
                 state=state,
@@ -260,7 +274,7 @@ async def serve(server: MCPServer, *, http_port: int | None = None) -> None:
 
 
 def configured(tools: ReportTools) -> dict[str, object]:
-    """The repositories and topics of the configuration (no secrets: none are in it)."""
+    """The repositories, scopes and topics of the configuration (no secrets: none are in it)."""
     config = tools.config
     names = dict.fromkeys([config.default_repo, *config.repos])
     return {
@@ -275,6 +289,14 @@ def configured(tools: ReportTools) -> dict[str, object]:
                 "day_uri": URI_TEMPLATE.replace("{owner}/{name}", name),
             }
             for name in names
+        ],
+        "scopes": [
+            {
+                "name": name,
+                "display_name": config.scope_name(config.scope(name)),
+                "repos": list(config.scope(name).repos),
+            }
+            for name in sorted(config.scopes)
         ],
         "topics": [
             {

@@ -13,10 +13,17 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.commands import messages
-from bot.commands.grammar import AskCommand, Options, UsageError, parse
+from bot.commands.grammar import (
+    AskCommand,
+    Options,
+    UsageError,
+    command_options,
+    parse,
+    repo_names,
+)
 from bot.commands.runner import ReportCore
 from bot.mcp.items import (
     Filters,
@@ -35,6 +42,7 @@ from bot.mcp.results import (
     CountsInfo,
     DigestResult,
     ItemResult,
+    ItemRow,
     ItemsResult,
     LinkedItem,
     SectionInfo,
@@ -102,6 +110,8 @@ def digest_result(digest: Digest, ids: Sequence[str]) -> DigestResult:
     doc = to_json(shown)
     return DigestResult(
         repo=digest.repo,
+        repos=list(digest.repos) if digest.several else [],
+        scope=digest.scope,
         repo_url=digest.repo_url,
         display_name=digest.shown_name,
         lang=digest.lang.value,
@@ -114,6 +124,19 @@ def digest_result(digest: Digest, ids: Sequence[str]) -> DigestResult:
         writers=list(digest.writers),
         markdown=render_markdown(shown),
     )
+
+
+def _subject(repo: str | None, scope: str | None) -> dict[str, Any]:
+    """The core's ``repos`` and ``scope`` for a tool's ``scope`` argument: a configured
+    scope's name, or ``a/b,c/d``; with ``repo`` too it is a ``UsageError``."""
+    if scope is None:
+        return {"repos": (), "scope": None}
+    if repo is not None:
+        raise UsageError("name a scope or repositories, not both (scope or repo)")
+    text = scope.strip()
+    if "/" in text:
+        return {"repos": repo_names(text), "scope": None}
+    return {"repos": (), "scope": command_options(scope=text).scope}
 
 
 class ReportTools:
@@ -161,24 +184,27 @@ class ReportTools:
         window: str = "today",
         *,
         repo: str | None = None,
+        scope: str | None = None,
         lang: Lang | None = None,
         topics: Sequence[str] | None = None,
         sections: Sequence[str] | None = None,
         progress: Progress | None = None,
         client: str = LOCAL,
     ) -> DigestResult:
-        """The digest of ``window``: every section, or only ``sections``, and its Markdown."""
+        """The digest of ``window`` (of ``repo``, or of ``scope``: a configured scope's name or
+        ``a/b,c/d``): every section, or only ``sections``, and its Markdown."""
         request = self._core.request(
             window,
             repo=repo,
             lang=lang,
             topics=tuple(topics) if topics is not None else None,
+            **_subject(repo, scope),
         )
-        cold = await self._cold(request.repo, request.window)
+        cold = any([await self._cold(name, request.window) for name in request.repos])
         async with self._admitted("digest", client, request.lang):
             work = self._core.build(request)
             built = await self._fetching(
-                request.repo, request.window.label, work, progress, cold=cold
+                ", ".join(request.repos), request.window.label, work, progress, cold=cold
             )
         ids = section_ids(built, sections)
         key = (request.key, built.generated_at, built.synced_at, built.notes, tuple(ids))
@@ -201,15 +227,21 @@ class ReportTools:
         question: str,
         *,
         repo: str | None = None,
+        scope: str | None = None,
         lang: Lang | None = None,
         progress: Progress | None = None,
         client: str = LOCAL,
     ) -> AnswerResult:
-        """The linked answer to ``question`` and the items it links."""
+        """The linked answer to ``question`` and the items it links (of one repository: a
+        ``scope`` is refused with what to ask instead)."""
         command = parse(f"ask {question}")
         if not isinstance(command, AskCommand):
             raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
         opts = command.options
+        if scope is not None:
+            subject = _subject(repo, scope)
+            opts = Options(opts.repo, opts.lang, repos=subject["repos"], scope=subject["scope"])
+            await self._core.ask(AskCommand(command.question, opts))  # refused: one repository
         command = AskCommand(command.question, Options(repo or opts.repo, lang or opts.lang))
         name = command.options.repo or self._config.default_repo
         cold = (await self._store.get_sync_state(name)).covered_since is None
@@ -242,6 +274,7 @@ class ReportTools:
         window: str = "today",
         *,
         repo: str | None = None,
+        scope: str | None = None,
         topic: str | None = None,
         kind: Kind | None = None,
         state: State | None = None,
@@ -250,23 +283,37 @@ class ReportTools:
         progress: Progress | None = None,
         client: str = LOCAL,
     ) -> ItemsResult:
-        """The issues and PRs active in ``window`` that match every filter given."""
+        """The issues and PRs active in ``window`` that match every filter given (of every
+        repository of ``scope``, after its filters, each row naming its repository)."""
         if query is not None and len(query) > 200:
             raise UsageError("the query is longer than 200 characters")
         request = self._core.request(
-            window, repo=repo, topics=(topic,) if topic is not None else None
+            window,
+            repo=repo,
+            topics=(topic,) if topic is not None else None,
+            **_subject(repo, scope),
         )
-        async with self._admitted("digest", client, None):
-            data = await self._window(request.repo, request.window, progress)
         filters = Filters(
             topic=request.topics[0] if topic is not None else None,
             kind=kind,
             state=state,
             query=query.strip() or None if query is not None else None,
         )
-        rows = matching(data, filters)
+        subject = request.subject
+        rows: list[ItemRow] = []
+        async with self._admitted("digest", client, None):
+            for name in subject.repos:
+                data = await self._window(name, request.window, progress)
+                if not subject.filters.empty:
+                    kept = tuple(i for i in data.items if subject.filters.admits(i))
+                    data = dataclasses.replace(data, items=kept)
+                found = matching(data, filters)
+                rows.extend(r.model_copy(update={"repo": name}) for r in found)
+        if not subject.several:
+            rows = [r.model_copy(update={"repo": ""}) for r in rows]
         return ItemsResult(
             repo=request.repo,
+            repos=list(subject.repos) if subject.several else [],
             window=window_info(request.window),
             total=len(rows),
             items=rows[: max(1, min(limit, MAX_ITEMS))],

@@ -81,7 +81,7 @@ def add_commands(tree: app_commands.CommandTree[Any], front: DiscordFrontEnd) ->
         window=WINDOW_EXAMPLES,
         topic="Only one focus topic",
         language="The report's language",
-        repository="owner/name",
+        repository="owner/name, several as a/b,c/d, or scope:NAME",
         private="Send the digest to me by direct message",
     )
     @app_commands.choices(language=LANGUAGES)

@@ -8,6 +8,7 @@ from bot.commands import grammar
 from bot.commands.grammar import (
     AskCommand,
     DigestCommand,
+    Options,
     SettingsCommand,
     SubscribeCommand,
     UnsubscribeCommand,
@@ -18,11 +19,26 @@ from digest.windows import parse_day_start, zone
 
 WINDOWS = ("today", "yesterday", "week", "3d", "7d", "14d")
 MAX_CHOICES = 25
+MAX_CHOICE = 100  # characters of a choice's value
 
 
 def _given(value: str | None) -> str | None:
     """A typed option's value, or None when left empty."""
     return value.strip() if value is not None and value.strip() else None
+
+
+SCOPE_MARK = "scope:"  # a repository option of ``scope:NAME`` names a configured scope
+
+
+def subject_options(
+    repository: str | None, language: str | None = None, private: bool = False
+) -> Options:
+    """The options of a command's ``repository`` option: ``owner/name``, ``a/b,c/d`` or
+    ``scope:NAME`` (as the autocomplete offers them), validated by the grammar."""
+    given = _given(repository)
+    if given is not None and given.lower().startswith(SCOPE_MARK):
+        return command_options(None, _given(language), private, given[len(SCOPE_MARK) :])
+    return command_options(given, _given(language), private)
 
 
 def digest_command(
@@ -33,7 +49,7 @@ def digest_command(
     private: bool = False,
 ) -> DigestCommand:
     """The ``DigestCommand`` of ``/vllm-report``'s options, each validated by the grammar."""
-    opts = command_options(_given(repository), _given(language), private)
+    opts = subject_options(repository, language, private)
     return grammar.digest_command(_given(window), _given(topic), None, opts)
 
 
@@ -41,7 +57,7 @@ def ask_command(
     question: str, language: str | None = None, repository: str | None = None
 ) -> AskCommand:
     """The ``AskCommand`` of ``/vllm-ask``'s options."""
-    opts = command_options(_given(repository), _given(language))
+    opts = subject_options(repository, language)
     return grammar.ask_command(question, opts)
 
 
@@ -56,7 +72,7 @@ def subscribe_command(
     day: str | None = None,
 ) -> SubscribeCommand:
     """The ``SubscribeCommand`` of ``/vllm-subscribe``'s options."""
-    opts = command_options(_given(repository), _given(language))
+    opts = subject_options(repository, language)
     return grammar.subscribe_command(
         _given(time),
         _given(timezone),
@@ -77,7 +93,7 @@ def settings_command(
     reset: bool = False,
 ) -> SettingsCommand:
     """The ``SettingsCommand`` of ``/vllm-settings``'s options, through the shared grammar."""
-    opts = command_options(_given(repository), _given(language))
+    opts = subject_options(repository, language)
     return grammar.settings_command(
         scope or "channel", _given(timezone), _given(topics), reset, opts
     )
@@ -85,7 +101,7 @@ def settings_command(
 
 def unsubscribe_command(repository: str | None = None) -> UnsubscribeCommand:
     """The ``UnsubscribeCommand`` of ``/vllm-unsubscribe``'s options."""
-    return UnsubscribeCommand(command_options(_given(repository)))
+    return UnsubscribeCommand(subject_options(repository))
 
 
 def recent_dates(now: datetime, timezone: str, day_start: str, count: int = 7) -> list[str]:
@@ -115,5 +131,15 @@ def topic_choices(current: str, config: AppConfig) -> list[str]:
 
 
 def repo_choices(current: str, config: AppConfig) -> list[str]:
-    """Configured repositories (the default first) matching ``current``."""
-    return _matching([config.default_repo, *sorted(config.repos)], current)
+    """Configured repositories (the default first, then those of the scopes), then
+    ``scope:NAME`` of each configured
+    scope, matching ``current``; after a comma, the list so far with each configured
+    repository not in it yet (``a/b,c/d``), within Discord's 100 characters."""
+    scoped = sorted({r for s in config.scopes.values() for r in s.repos})
+    repos = list(dict.fromkeys([config.default_repo, *sorted(config.repos), *scoped]))
+    if "," not in current:
+        return _matching([*repos, *(f"{SCOPE_MARK}{n}" for n in sorted(config.scopes))], current)
+    head, _, tail = current.rpartition(",")
+    named = {n.strip().lower() for n in head.split(",")}
+    rest = [r for r in _matching(repos, tail) if r.lower() not in named]
+    return [v for v in (f"{head},{r}" for r in rest) if len(v) <= MAX_CHOICE]

@@ -313,8 +313,10 @@ class SubscriptionCommands:
         resolver: Resolver | None = None,
         allow: AllowList | None = None,
         following: Following | None = None,
+        refs: ScopeRefs | None = None,
     ) -> None:
         self._store = store
+        self._refs = refs  # an ad hoc list's buttons on its daily posts refer to it
         self._config = config
         self._allow = allow or AllowList()
         self._following = following
@@ -367,6 +369,8 @@ class SubscriptionCommands:
             log.info(f"{self._platform}.subscribe_refused", extra={"repo": made.repo})
             return Reply(refused, command)
         await self._store.add(made)
+        if made.repos and self._refs is not None:
+            await self._refs.remember(made.repos)
         log.info(f"{self._platform}.subscribed", extra={"channel": channel, "repo": made.repo})
         shown_in = resolved.channel.timezone or made.timezone  # the channel's own zone
         text = messages.subscribed(
@@ -456,6 +460,7 @@ class Dispatcher:
                 resolver=self.resolver,
                 allow=getattr(core, "allow", None),
                 following=getattr(core, "following", None),
+                refs=self.refs,
             )
             if subscriptions is not None
             else None

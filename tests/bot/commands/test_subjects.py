@@ -10,8 +10,10 @@ import pytest
 from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import DigestBuild, Dispatcher, Reply, granted
 from bot.commands.grammar import AskCommand, UsageError, parse
+from bot.commands.scope_refs import ScopeRefs, ref_of
 from bot.commands.subjects import subject_repos
 from digest.backends.sqlite.state import SQLiteState
+from tests.fakes.subscriptions import MemorySubscriptions
 from tests.support.scope_core import scope_config, scope_core
 from tests.support.scopes import SGLANG, VLLM, ScopeRig, scope_rig
 
@@ -73,5 +75,28 @@ async def test_a_channels_scope_setting_is_the_subject_of_its_bare_commands(
             await dispatcher.text(
                 "settings scope:nope", channel="C1", can_manage=granted(True), caller=caller
             )
+    finally:
+        await state.close()
+
+
+async def test_an_ad_hoc_subscription_keeps_its_list_for_the_buttons_of_its_posts(
+    rig: ScopeRig,
+) -> None:
+    """`subscribe repo:a/b,c/d` stores the subscription under both names and keeps the list
+    its daily posts' buttons refer to, readable from the shared state by any replica."""
+    state = SQLiteState(":memory:", clock=rig.clock)
+    try:
+        store = MemorySubscriptions()
+        dispatcher = Dispatcher(
+            scope_core(rig), store, platform="slack", defaults=DefaultsStore(state)
+        )
+        reply = await dispatcher.text(
+            f"subscribe repo:{VLLM},{SGLANG}", channel="C1", can_manage=granted(True)
+        )
+        assert isinstance(reply, Reply)
+        assert reply.text.startswith(f"Subscribed: a {VLLM} + {SGLANG} digest in en, daily")
+        [made] = await store.list("slack", "C1")
+        assert made.subject == f"{VLLM},{SGLANG}"
+        assert await ScopeRefs(state).recall(ref_of((VLLM, SGLANG))) == (VLLM, SGLANG)
     finally:
         await state.close()

@@ -36,6 +36,7 @@ from bot.commands.grammar import (
 from bot.commands.runner import user_topics
 from bot.commands.scope_refs import ScopeRefs, is_ref
 from bot.commands.subjects import (
+    across,
     shown_key,
     shown_subject,
     subject_key,
@@ -488,6 +489,8 @@ class Dispatcher:
         who = caller or Caller(channel)
         if isinstance(command, HelpCommand):
             return Reply(messages.help_text(self.platform), command)
+        if isinstance(command, AskCommand):
+            command = across(self.core.config, command)  # over a scope: its topic's report
         if isinstance(command, DigestCommand | AskCommand):
             return self.build(command, who)
         if isinstance(command, SettingsCommand):

@@ -6,7 +6,10 @@ check them against the configuration (an unknown scope lists the configured ones
 
 from __future__ import annotations
 
-from bot.commands.grammar import Options, UsageError
+import re
+from dataclasses import replace
+
+from bot.commands.grammar import AskCommand, DigestCommand, Options, UsageError
 from config.settings import AppConfig
 from digest.errors import ConfigError
 from digest.schedule.subscription import Subscription
@@ -73,3 +76,41 @@ def shown_key(subject: str) -> str:
     if subject.startswith("scope:"):
         return f"scope {subject.removeprefix('scope:')}"
     return " + ".join(subject.split(","))
+
+
+_ACROSS = re.compile(
+    r"\s+(?:across|over)\s+(?:the\s+)?([A-Za-z0-9][A-Za-z0-9_-]{0,39})\s*([?？]?)\s*$", re.I
+)
+_WINDOW_WORDS = (("yesterday", "yesterday"), ("today", "today"), ("昨天", "yesterday"))
+
+
+def across(config: AppConfig, command: AskCommand) -> AskCommand | DigestCommand:
+    """A question over a scope (``... across serving?`` naming a configured scope, or
+    ``scope:``/``repo:a/b,c/d``) that names a configured topic is that topic's report over the
+    scope (this week, or today or yesterday when it says so); any other question is as asked.
+    """
+    options, text = command.options, command.question
+    found = _ACROSS.search(text)
+    if found is not None and not options.names_subject:
+        name = next((n for n in config.scopes if n.lower() == found[1].lower()), None)
+        if name is not None:
+            options = replace(options, scope=name)
+            text = text[: found.start()] + found[2]
+    if not (options.repos or options.scope):
+        return command
+    topic = _topic_in(config, text)
+    if topic is None:
+        return replace(command, question=text, options=options)
+    lowered = text.lower()
+    window = next((spec for word, spec in _WINDOW_WORDS if word in lowered), "week")
+    return DigestCommand(window, (topic,), None, options)
+
+
+def _topic_in(config: AppConfig, text: str) -> str | None:
+    """The configured topic ``text`` names (its name or one of its synonyms, as a word)."""
+    words = set(re.findall(r"[\w.+-]+", text.lower()))
+    for name in sorted(config.topics):
+        topic = config.topic(name)
+        if words & {name.lower(), *(s.lower() for s in topic.synonyms)}:
+            return name
+    return None

@@ -9,9 +9,9 @@ import pytest
 
 from bot.commands.defaults import Caller, DefaultsStore
 from bot.commands.dispatch import DigestBuild, Dispatcher, Reply, granted
-from bot.commands.grammar import AskCommand, UsageError, parse
+from bot.commands.grammar import AskCommand, DigestCommand, Options, UsageError, parse
 from bot.commands.scope_refs import ScopeRefs, ref_of
-from bot.commands.subjects import subject_repos
+from bot.commands.subjects import across, subject_repos
 from digest.backends.sqlite.state import SQLiteState
 from tests.fakes.subscriptions import MemorySubscriptions
 from tests.support.scope_core import scope_config, scope_core
@@ -100,3 +100,34 @@ async def test_an_ad_hoc_subscription_keeps_its_list_for_the_buttons_of_its_post
         assert await ScopeRefs(state).recall(ref_of((VLLM, SGLANG))) == (VLLM, SGLANG)
     finally:
         await state.close()
+
+
+def _ask(text: str) -> AskCommand:
+    command = parse(text)
+    assert isinstance(command, AskCommand)
+    return command
+
+
+@pytest.mark.parametrize(
+    ("text", "window", "scope"),
+    [
+        ("what's new in ROCm across serving?", "week", "serving"),
+        ("anything on AMD yesterday across Engines?", "yesterday", "engines"),
+        ("what's new in ROCm today? scope:serving", "today", "serving"),
+    ],
+)
+def test_a_question_across_a_scope_is_its_topics_report(text: str, window: str, scope: str) -> None:
+    """A question over a configured scope that names a topic (or its synonym) is that topic's
+    report over the scope, over the window it names (the week by default)."""
+    command = across(scope_config(), _ask(text))
+    assert command == DigestCommand(window, ("rocm",), None, Options(scope=scope))
+
+
+def test_across_anything_else_stays_a_question() -> None:
+    """ "across" not followed by a configured scope is part of the question; a scope without a
+    topic stays a question over the scope (which is then told what to ask)."""
+    config = scope_config()
+    plain = _ask("what changed across the codebase?")
+    assert across(config, plain) == plain
+    tpu = across(config, _ask("any news on TPU across serving?"))
+    assert tpu == AskCommand("any news on TPU?", Options(scope="serving"))

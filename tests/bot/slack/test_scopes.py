@@ -188,3 +188,18 @@ async def test_an_edited_or_unknown_scope_reference_is_refused(
     assert fake.posts == [] and rig.requests() == 0
     told = json.dumps([c.args for c in fake.calls if c.method == "chat.postEphemeral"])
     assert messages.BUTTON_FORGED in told and messages.BUTTON_STALE in told
+
+
+async def test_a_question_across_a_scope_posts_its_topic_across_the_scope(
+    server: HttpServer, fake: FakeSlack, rig: ScopeRig
+) -> None:
+    """ "what's new in ROCm across serving?" (serving being a configured scope) posts the ROCm
+    report of the scope: the ROCm items of both repositories, each linked to its own."""
+    await _slash(server, "what's new in ROCm across serving?", fake)
+    await server.jobs.idle()
+    parent = next(p for p in fake.posts if "thread_ts" not in p)
+    assert parent["blocks"][0]["text"]["text"].startswith("Serving ")
+    text = _text(fake.posts)
+    assert "MI300X crash in paged attention" in text and "ROCm build fails on gfx942" in text
+    assert f"https://github.com/{VLLM}/issues/1" in text
+    assert f"https://github.com/{SGLANG}/issues/1" in text

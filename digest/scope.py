@@ -7,7 +7,6 @@ digest, byte for byte. Items of a scope are keyed by repository and number (:cla
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
@@ -114,10 +113,6 @@ class Scope:
     def one(cls, repo: str) -> Scope:
         """The one-element scope of ``repo``."""
         return cls((repo,))
-
-    @classmethod
-    def of(cls, repos: Iterable[str], **options: object) -> Scope:
-        return cls(tuple(repos), **options)  # type: ignore[arg-type]
 
     @property
     def several(self) -> bool:

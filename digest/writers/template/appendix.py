@@ -25,7 +25,7 @@ def appendix_section(ctx: Context) -> tuple[Block, ...]:
             blocks.append(_entries(ctx, items))
             continue
         for repo in data.repos:
-            own = tuple(item for item in items if item.repo == repo)
+            own = tuple(item for item in items if item.repo.lower() == repo.lower())
             if own:
                 blocks.append(
                     Paragraph(

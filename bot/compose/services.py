@@ -41,6 +41,7 @@ from bot.process.refresh import MirrorSync, followed_repos
 from bot.process.serve import DRAIN_S, BotProcess, Services, install_signals
 from config.settings import AppConfig, Settings
 from digest.builder import DigestBuilder
+from digest.errors import ConfigError
 from digest.github.client import GitHubClient
 from digest.mirror.access import RepoAccess
 from digest.mirror.pacing import Pacer
@@ -50,6 +51,7 @@ from digest.mirror.sync import Syncer
 from digest.schedule.command_threads import CommandThreads, OpenThread, ThreadPost, ThreadRecovery
 from digest.schedule.ledger import PostLedger
 from digest.schedule.scheduler import PostFn, Scheduler
+from digest.schedule.subscription import Subscription
 from digest.state.base import SharedState
 from digest.state.limiter import Limiter
 from digest.windows import format_window
@@ -242,6 +244,17 @@ def cut_short_note(thread: OpenThread, parts: int) -> str:
     return messages.cut_short(request.display_name or request.repo, window, parts, request.lang)
 
 
+def _subject_repos(subscription: Subscription, config: AppConfig) -> tuple[str, ...]:
+    """Every repository ``subscription`` reports on: its configured scope's (its first one if
+    the scope is no longer configured), its list's, or its one."""
+    if subscription.scope:
+        try:
+            return config.scope(subscription.scope).repos
+        except ConfigError:
+            return (subscription.repo,)
+    return subscription.repos or (subscription.repo,)
+
+
 def _refresh(
     settings: Settings, config: AppConfig, runtime: ServeRuntime, clock: Callable[[], datetime]
 ) -> MirrorSync | None:
@@ -252,7 +265,8 @@ def _refresh(
 
     async def repos() -> Iterable[str]:
         subs = await subscriptions.all_subscriptions()
-        return followed_repos(config.default_repo, config.repos, (s.repo for s in subs))
+        subscribed = (repo for s in subs for repo in _subject_repos(s, config))
+        return followed_repos(config.default_repo, config.repos, subscribed)
 
     github, store = runtime.github, runtime.store
     repair = (

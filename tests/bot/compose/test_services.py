@@ -281,3 +281,30 @@ async def test_serves_refresh_prunes_the_mirror_nobody_wants(
         await refresh.prune_due()
         assert await runtime.store.mirrored_repos() == ["o/asked", "vllm-project/vllm"]  # type: ignore[attr-defined]
         assert refresh.counters["mirrors_pruned"] == 1
+
+
+async def test_a_scope_subscription_keeps_every_repository_of_its_scope_mirrored(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """A refresh round follows each repository a subscription reports on: all of a configured
+    scope's and all of an ad hoc list's, not only the first, so none of them is pruned."""
+    from tests.support.store_samples import item
+
+    config_file = tmp_path / "config.yaml"
+    config_file.write_text("scopes:\n  serving:\n    repos: [o/a, o/b]\n", "utf-8")
+    config = load_config(config_file)
+    slack = SlackSettings(bot_token="xoxb-x", app_token="xapp-1-x")
+    made = settings_for(github, tmp_path / "m.db", slack=slack)
+    async with build_runtime(made, config, clock=at_now) as runtime:
+        repos = ["o/a", "o/b", "o/c", "o/d", "o/forgotten"]
+        await runtime.store.upsert_items([item(1, repo) for repo in repos])
+        subscribe = runtime.subscriptions.put_subscription
+        common = {"platform": "slack", "time": "09:00", "timezone": "UTC"}
+        await subscribe(Subscription(channel="C1", repo="o/a", scope="serving", **common))
+        await subscribe(Subscription(channel="C2", repo="o/c", repos=("o/c", "o/d"), **common))
+        refresh = build_services(made, config, runtime).refresh
+        assert refresh is not None
+        await refresh.sync_once()
+        await refresh.prune_due()
+        mirrored = await runtime.store.mirrored_repos()  # type: ignore[attr-defined]
+        assert mirrored == ["o/a", "o/b", "o/c", "o/d", "vllm-project/vllm"]

@@ -19,8 +19,9 @@ from importlib import resources
 from pathlib import Path
 
 from bot.commands import messages
-from bot.commands.runner import ReportCore
+from bot.commands.runner import ReportCore, config_fingerprint
 from bot.site.archive import (
+    FEED_DAYS,
     RECENT_DAYS,
     ArchiveDay,
     ArchiveWriter,
@@ -28,7 +29,8 @@ from bot.site.archive import (
     archive_day,
     topics_record,
 )
-from bot.site.feed import FeedEntry, render_feed
+from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
+from bot.site.freshness import Calendar, day_fingerprint, mirror_mark, touched_days
 from bot.site.output import DayRecord, Output
 from bot.site.search import index_site
 from config.settings import AppConfig
@@ -38,7 +40,7 @@ from digest.errors import DigestError
 from digest.i18n import topic_title
 from digest.i18n.site import site_t
 from digest.mirror.store import Store, Sync
-from digest.models import Counts, Digest, Lang, Window
+from digest.models import Counts, Digest, ItemRef, Lang, Window, iter_spans
 from digest.render import charts
 from digest.render.charts import COUNT_KEYS
 from digest.render.html import (
@@ -47,7 +49,6 @@ from digest.render.html import (
     Nav,
     RepoIndex,
     SiteRepo,
-    anchor,
     fingerprint,
     first_sentence,
     render_repo_index,
@@ -63,6 +64,7 @@ log = logging.getLogger(__name__)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ASSETS = ("style.css", "search.js")
+SEARCH_FOLDER = "pagefind"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class SiteReport:
     seconds: float
     digest_seconds: float = 0.0  # of which: syncing and building digests
     search_seconds: float = 0.0  # of which: indexing for search
+    digests: int = 0  # digests asked of the digest service (a reused day asks for none)
 
 
 def report_days(
@@ -120,6 +123,9 @@ class _Day:
     kept: tuple[Lang, ...] = ()  # languages whose page the previous build made, carried over
     record: DayRecord | None = None  # what the previous build knew of a carried-over day
     data: WindowData | None = None  # the window's items and comments, read for its chart
+    fingerprint: str = ""  # what its pages are a function of, besides the data
+    fresh: bool = False  # unchanged since the previous build: its pages and record reused
+    repo: str = ""  # the repository its digests are asked for
 
 
 class SiteBuilder:
@@ -142,11 +148,14 @@ class SiteBuilder:
         self._clock = clock
         self._web_url = web_url.rstrip("/")
         self._digest_seconds = 0.0
+        self._digests_asked = 0
+        self._config_fingerprint = config_fingerprint(config)
 
     async def build(self, options: SiteOptions) -> SiteReport:
         """Build the whole site into ``options.out``; the previous site stays until it is done."""
         started = time.perf_counter()
         self._digest_seconds = 0.0
+        self._digests_asked = 0
         output = Output(options.out)
         try:
             report = await self._build(options, output)
@@ -155,7 +164,12 @@ class SiteBuilder:
             output.abort()
             raise
         seconds = time.perf_counter() - started
-        done = dataclasses.replace(report, seconds=seconds, digest_seconds=self._digest_seconds)
+        done = dataclasses.replace(
+            report,
+            seconds=seconds,
+            digest_seconds=self._digest_seconds,
+            digests=self._digests_asked,
+        )
         log.info(
             "site.built",
             extra={
@@ -191,7 +205,9 @@ class SiteBuilder:
         for name in ASSETS:
             output.write(f"assets/{name}", (folder / name).read_bytes())
         indexing = time.perf_counter()
-        searchable = options.search and await index_site(output.tmp)
+        searchable = options.search and (
+            output.keep_previous_tree(SEARCH_FOLDER) or await index_site(output.tmp)
+        )
         return SiteReport(
             options.out,
             pages,
@@ -203,15 +219,19 @@ class SiteBuilder:
             search_seconds=time.perf_counter() - indexing if options.search else 0.0,
         )
 
-    async def _days(self, repo: str, options: SiteOptions) -> tuple[list[_Day], _Day]:
-        """Every report day of ``repo`` with its digests, or why it has none."""
+    async def _days(
+        self, repo: str, options: SiteOptions, output: Output
+    ) -> tuple[list[_Day], _Day]:
+        """Every report day of ``repo`` with its digests, or why it has none, or reused."""
         started = time.perf_counter()
         try:
-            return await self._digests(repo, options)
+            return await self._digests(repo, options, output)
         finally:
             self._digest_seconds += time.perf_counter() - started
 
-    async def _digests(self, repo: str, options: SiteOptions) -> tuple[list[_Day], _Day]:
+    async def _digests(
+        self, repo: str, options: SiteOptions, output: Output
+    ) -> tuple[list[_Day], _Day]:
         conf = self._config.repo(repo)
         now = self._clock()
         dates, current = report_days(
@@ -219,26 +239,63 @@ class SiteBuilder:
         )
         days = [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in dates]
         waiting = _Day(current, report_window(current, conf.timezone, conf.day_start))
-        sync_failure = ""
-        if days:
-            span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
-            try:
-                await self._sync.ensure(repo, span)
-            except DigestError as exc:
-                sync_failure = messages.error_text(exc, now)
+        if not days:
+            return days, waiting
+        span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
+        try:
+            synced = await self._sync.ensure(repo, span)
+        except DigestError as exc:
+            for day in days:
+                day.failure = messages.error_text(exc, now)
+            return days, waiting
+        mirrored = synced.repo or repo
+        state = await self._store.get_sync_state(mirrored)
+        base = repo.lower()
+        calendar = Calendar(conf.timezone, conf.day_start)
+        previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
+        touched = await touched_days(
+            self._store,
+            mirrored,
+            output.previous_repos.get(base),
+            state,
+            calendar,
+            {when: record.get("numbers") or () for when, record in previous.items()},
+        )
+        output.repos[base] = mirror_mark(state)
         for day in days:
-            if sync_failure:
-                day.failure = sync_failure
+            day.repo = repo
+            closed = state.synced_at is not None and day.window.end <= state.synced_at
+            day.fingerprint = day_fingerprint(
+                day.window, config=self._config_fingerprint, langs=options.langs, closed=closed
+            )
+            record = previous[day.date]
+            if (
+                closed
+                and touched is not None
+                and day.date not in touched
+                and record.get("fingerprint") == day.fingerprint
+                and all(
+                    output.has_previous(f"{base}/{day.date}/{lang}/index.html")
+                    for lang in options.langs
+                )
+            ):
+                day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
-            for lang in options.langs:
-                try:
-                    request = self._core.request(day.date.isoformat(), repo=repo, lang=lang)
-                    day.digests[lang] = await self._core.build(request)
-                except DigestError as exc:
-                    day.failure = messages.error_text(exc, now)
-                    day.digests.clear()
-                    break
+            await self._fetch(day, options.langs, now)
         return days, waiting
+
+    async def _fetch(self, day: _Day, langs: Sequence[Lang], now: datetime) -> None:
+        """The day's digest in each language from the digest service, or why there is none."""
+        for lang in langs:
+            try:
+                request = self._core.request(day.date.isoformat(), repo=day.repo, lang=lang)
+                self._digests_asked += 1
+                day.digests[lang] = await self._core.build(request)
+            except DigestError as exc:
+                day.failure = messages.error_text(exc, now)
+                day.digests.clear()
+                return
+        day.fresh = False
 
     def _archive(
         self, repo: str, days: list[_Day], waiting: _Day, langs: Sequence[Lang], output: Output
@@ -260,7 +317,7 @@ class SiteBuilder:
                 days.append(_Day(when, report_window(when, conf.timezone, conf.day_start)))
                 known.add(when)
         for day in days:
-            if not day.digests:
+            if not day.digests and not day.fresh:
                 day.kept = tuple(
                     lang
                     for lang in langs
@@ -273,19 +330,23 @@ class SiteBuilder:
         self, repo: str, options: SiteOptions, output: Output
     ) -> tuple[list[DayEntry], int, int]:
         """Write a repository's report pages, index and feeds; its entries newest first."""
-        span, waiting = await self._days(repo, options)
+        span, waiting = await self._days(repo, options, output)
         days = self._archive(repo, span, waiting, options.langs, output)
         base = repo.lower()
         name = self._config.display_name(repo)
         repo_url = f"{self._web_url}/{repo}"
         primary = options.langs[0]
+        topics = tuple(
+            SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
+            for topic in self._config.topics_for(repo)
+        )
         pages = 0
         for lang in options.langs:
             dated = [d for d in days if d.digests or lang in d.kept]
             for index, day in enumerate(dated):
                 path = f"{base}/{day.date}/{lang}/index.html"
                 pages += 1
-                if not day.digests:
+                if not day.digests and not day.fresh:
                     output.keep_previous(path)
                     continue
                 previous = dated[index - 1].date if index > 0 else None
@@ -299,36 +360,12 @@ class SiteBuilder:
                     other_lang=_other(day, lang, options.langs),
                     feed=f"../../feed.{lang}.xml",
                 )
-                await self._report_page(day, lang, nav, path, repo_url, output)
-            feed_entries = [
-                FeedEntry(d.digests[lang], self._page_url(options, base, d.date, lang))
-                for d in days
-                if lang in d.digests
-            ]
-            feed_url = self._feed_url(options, base, lang)
-            home = f"{options.site_url.rstrip('/')}/{base}/" if options.site_url else "./"
-            output.write(
-                f"{base}/feed.{lang}.xml",
-                render_feed(repo, name, lang, feed_url, home, feed_entries),
-            )
-        entries = self._entries(days, waiting, options.langs, primary)
-        topics = tuple(
-            SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
-            for topic in self._config.topics_for(repo)
-        )
+                await self._report_page(day, lang, nav, path, repo_url, output, options)
         archived: list[ArchiveDay] = []
         for day in days:
-            record: DayRecord | None = None
+            record: DayRecord | None
             if day.digests:
-                digest = day.digests.get(primary) or next(iter(day.digests.values()))
-                record = {
-                    "counts": digest.counts.as_dict(),
-                    "summary": first_sentence(digest),
-                    "summaries": {
-                        str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())
-                    },
-                    "topics": topics_record(digest, topics),
-                }
+                record = self._record(day, topics, options.langs)
                 langs: tuple[Lang, ...] = tuple(options.langs)
             elif day.kept:
                 record, langs = day.record, day.kept
@@ -337,6 +374,8 @@ class SiteBuilder:
             if record is not None:
                 output.record_day(f"{base}/{day.date}", record)
             archived.append(archive_day(day.date, langs, record, iso(day.window.end) or ""))
+        for lang in options.langs:
+            self._write_feed(repo, name, lang, days, options, output)
         writer = ArchiveWriter(
             output,
             repo=repo,
@@ -346,12 +385,13 @@ class SiteBuilder:
             site_url=options.site_url,
         )
         archive = writer.write(archived, topics)
+        entries = self._entries(days, waiting, options.langs, primary)
         page = RepoIndex(
             repo,
             name,
             repo_url,
             tuple(entries[: RECENT_DAYS + 1]),  # the day in progress and the last 30
-            self._index_figures(repo, span, primary),
+            self._index_figures(archived, topics, primary),
             tuple((lang, f"feed.{lang}.xml") for lang in options.langs),
             months=archive.months,
             years=archive.years,
@@ -364,21 +404,73 @@ class SiteBuilder:
         pending = sum(1 for e in entries if e.pending)
         return entries, pages + 1 + archive.pages, pending
 
+    def _record(self, day: _Day, topics: Sequence[SiteTopic], langs: Sequence[Lang]) -> DayRecord:
+        """What the manifest keeps of a day built now: enough for every index, feed and the
+        next build to go on without its digests."""
+        primary = day.digests.get(langs[0]) or next(iter(day.digests.values()))
+        return {
+            "counts": primary.counts.as_dict(),
+            "summary": first_sentence(primary),
+            "summaries": {str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())},
+            "topics": topics_record(primary, topics),
+            "numbers": sorted(cited_items(primary)),
+            "fingerprint": day.fingerprint,
+            "content": {str(lang): content_hash(d) for lang, d in sorted(day.digests.items())},
+            "feed": {str(lang): feed_record(d) for lang, d in sorted(day.digests.items())},
+        }
+
+    def _write_feed(
+        self,
+        repo: str,
+        name: str,
+        lang: Lang,
+        days: Sequence[_Day],
+        options: SiteOptions,
+        output: Output,
+    ) -> None:
+        """The repository's feed in ``lang``: its newest ``FEED_DAYS`` days, from their records."""
+        base = repo.lower()
+        entries: list[DayFeedEntry] = []
+        for day in reversed(days):
+            record = output.days.get(f"{base}/{day.date}") or {}
+            stored = (record.get("feed") or {}).get(str(lang))
+            if not stored:
+                continue
+            entries.append(FeedEntry.of(stored, self._page_url(options, base, day.date, lang)))
+            if len(entries) == FEED_DAYS:
+                break
+        feed_url = self._feed_url(options, base, lang)
+        home = f"{options.site_url.rstrip('/')}/{base}/" if options.site_url else "./"
+        output.write(
+            f"{base}/feed.{lang}.xml", render_feed(repo, name, lang, feed_url, home, entries)
+        )
+
     async def _report_page(
-        self, day: _Day, lang: Lang, nav: Nav, path: str, repo_url: str, output: Output
+        self,
+        day: _Day,
+        lang: Lang,
+        nav: Nav,
+        path: str,
+        repo_url: str,
+        output: Output,
+        options: SiteOptions,
     ) -> None:
         """Render one report page, or copy it from the previous site when nothing changed.
 
-        The hash leaves out when the digest was generated and synced (and whether its language
-        came as a string or the enum): a finished day's page
-        is re-rendered only when what it says (or how pages are rendered) changes.
+        The hash is of what the page says (its digest, less when it was generated and synced),
+        how pages are rendered and its links: a reused day whose links changed (a new
+        neighbour) asks for its digest again and is re-rendered.
         """
+        if day.fresh and day.record is not None:
+            content = (day.record.get("content") or {}).get(str(lang), "")
+            if content and output.unchanged(path, page_hash(content, nav)):
+                return
+            await self._fetch(day, options.langs, self._clock())
+            if not day.digests:
+                output.keep_previous(path)
+                return
         digest = day.digests[lang]
-        stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
-            digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
-        )
-        content = "\x00".join((fingerprint(), repr(stable), repr(nav)))
-        digest_hash = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        digest_hash = page_hash(content_hash(digest), nav)
         if output.unchanged(path, digest_hash):
             return
         if day.data is None:  # read once for both languages
@@ -408,29 +500,21 @@ class SiteBuilder:
                 out.append(DayEntry(str(day.date), (), pending=day.failure))
         return out
 
-    def _index_figures(self, repo: str, days: Sequence[_Day], lang: Lang) -> tuple[Figure, ...]:
-        """The 30-day chart and one chart per focus topic, from the days' digests."""
-        recent = days[-30:]
-
-        def digest_of(day: _Day) -> Digest | None:
-            return day.digests.get(lang) or next(iter(day.digests.values()), None)
-
-        counts: list[tuple[date, Counts | None]] = []
-        for day in recent:
-            found = digest_of(day)
-            counts.append((day.date, found.counts if found else None))
-        chart = charts.days_chart(counts, lang)
+    def _index_figures(
+        self, days: Sequence[ArchiveDay], topics: Sequence[SiteTopic], lang: Lang
+    ) -> tuple[Figure, ...]:
+        """The 30-day chart and one chart per focus topic, from the days' records."""
+        recent = sorted(days, key=lambda d: d.date)[-RECENT_DAYS:]
+        chart = charts.days_chart([(d.date, d.counts) for d in recent], lang)
         figures = [make_figure("chart-days", chart)]
-        for topic in self._config.topics_for(repo):
-            per_day: list[tuple[date, int | None]] = []
-            for day in recent:
-                found = digest_of(day)
-                section = found.section(f"topic:{topic.name}") if found else None
-                per_day.append((day.date, len(section.cites) if section else None))
-            topic_chart = charts.topic_chart(
-                topic_title(topic, charts.label_lang(lang)), per_day, lang
-            )
-            figures.append(make_figure(f"chart-topic-{anchor(topic.name)}", topic_chart))
+        for topic in topics:
+            per_day = [
+                (d.date, len(d.topics[topic.name]) if topic.name in d.topics else None)
+                for d in recent
+            ]
+            title = topic.titles.get(charts.label_lang(lang)) or topic.name
+            topic_chart = charts.topic_chart(title, per_day, lang)
+            figures.append(make_figure(f"chart-topic-{topic.slug}", topic_chart))
         return tuple(figures)
 
     @staticmethod
@@ -464,5 +548,30 @@ def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:
 
 
 def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> str | None:
-    others = [o for o in langs if o != lang and o in day.digests]
+    others = [o for o in langs if o != lang and (o in day.digests or o in day.kept)]
     return f"../{others[0]}/" if others else None
+
+
+def content_hash(digest: Digest) -> str:
+    """A hash of what a digest says: not when it was generated or synced (nor whether its
+    language came as a string or the enum)."""
+    stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
+        digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
+    )
+    return hashlib.sha256(repr(stable).encode("utf-8")).hexdigest()
+
+
+def page_hash(content: str, nav: Nav) -> str:
+    """A report page's hash: what its digest says, how pages are rendered, its links."""
+    text = "\x00".join((fingerprint(), content, repr(nav)))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cited_items(digest: Digest) -> set[int]:
+    """The numbers of the items a digest links (their state and fate are on its page)."""
+    return {
+        span.number
+        for section in digest.sections
+        for span in iter_spans(section.blocks)
+        if isinstance(span, ItemRef)
+    }

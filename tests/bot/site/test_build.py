@@ -8,6 +8,8 @@ import re
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.site.build import report_days
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.clock import Clock
@@ -174,3 +176,57 @@ async def test_rebuild_with_languages_given_as_strings_renders_nothing(tmp_path:
     first = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
     again = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
     assert first.rendered == 2 and again.rendered == 0 and again.reused == 2
+
+
+async def test_rebuild_asks_only_for_the_days_new_data_touches(tmp_path: Path) -> None:
+    """An unchanged rebuild asks for no digest and renders no page; a new day asks for itself
+    and the neighbour whose "next day" link appeared; an issue opened on an old day re-digests
+    that day and the days that compare against it, never the days before."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    first = await build_site(out, db, clock=clock, days=5, search=False)
+    assert first.digests == 10  # 01-27 .. 01-31 in two languages
+    again = await build_site(out, db, clock=clock, days=5, search=False)
+    assert (again.digests, again.rendered, again.reused) == (0, 0, 10)
+    clock.advance(timedelta(days=1))
+    later = await build_site(out, db, clock=clock, days=5, search=False)
+    assert later.digests == 4  # the new day 02-01 and 01-31, its neighbour
+    assert later.rendered == 4 and (out / REPO_DIR / "2026-02-01" / "zh" / "index.html").is_file()
+    clock.advance(timedelta(days=1))
+    opened = NOW - timedelta(days=2, minutes=30)  # in 2026-01-30's window (Shanghai 11:21 cut)
+    edited = NOW + timedelta(days=7)  # after the sample's newest update: the sync fetches it
+    late = issue_row(REPO_DIR, 99002, created=opened, updated=edited, title="A late report")
+    touched = await build_site(out, db, clock=clock, days=5, issues=[late], search=False)
+    # 01-30, the days after it that compare against it (01-31, 02-01) and the new day 02-02;
+    # 01-29 and before are taken as they were
+    assert touched.digests == 8 and touched.reused >= 4
+    page = (out / REPO_DIR / "2026-01-30" / "en" / "index.html").read_text("utf-8")
+    assert "A late report" in page
+    old = (out / REPO_DIR / "2026-01-29" / "en" / "index.html").read_text("utf-8")
+    assert "A late report" not in old
+
+
+async def test_search_index_is_kept_when_no_page_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pagefind runs again only when a page changed: an unchanged rebuild keeps its index."""
+    import bot.site.build as build
+
+    runs: list[Path] = []
+    real = build.index_site
+
+    async def counted(site: Path) -> bool:
+        runs.append(site)
+        return await real(site)
+
+    monkeypatch.setattr(build, "index_site", counted)
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_site(out, db, clock=clock)
+    entry = (out / "pagefind" / "pagefind-entry.json").read_bytes()
+    again = await build_site(out, db, clock=clock)
+    assert len(runs) == 1 and again.searchable
+    assert (out / "pagefind" / "pagefind-entry.json").read_bytes() == entry
+    clock.advance(timedelta(days=1))
+    await build_site(out, db, clock=clock)
+    assert len(runs) == 2  # a new day's pages are indexed

@@ -3,7 +3,7 @@
 Jinja2 renders them with autoescape on, so every string from GitHub is escaped; links go only to
 http(s) URLs (``safe_url``), and an address in text is shown as ``<code>``, never linked
 (``digest.render.unlinked``); the only markup not escaped is the SVG of a chart, which
-``digest.render.charts`` draws from counts and fixed labels (matplotlib escapes its text).
+``digest.render.charts`` writes from counts and fixed labels, every label escaped.
 Every page carries a Content-Security-Policy: report and index pages run no script at all; the
 search page runs only the site's own files.
 """

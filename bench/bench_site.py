@@ -86,7 +86,9 @@ async def run(days: int, seed: int, out: Path) -> None:
         github.add_repo(REPO, issues=data.issues, comments=data.comments)
         settings = Settings(
             github=GitHubSettings(
-                api_url=github.url, token=SecretStr("bench-token"), backfill_days=days + 5
+                api_url=github.url,
+                token=SecretStr("bench-token"),
+                backfill_days=min(days + 5, 366),  # the warm-up below syncs the whole span
             ),
             db=str(out.parent / "mirror.sqlite3"),
             redis=RedisSettings(url=None),

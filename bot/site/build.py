@@ -32,6 +32,7 @@ from bot.site.archive import (
 from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
 from bot.site.freshness import Calendar, day_fingerprint, mirror_mark, touched_days
 from bot.site.output import DayRecord, Output
+from bot.site.routes import Route, Routes, href, root_of
 from bot.site.search import index_site
 from config.settings import AppConfig
 from digest.analysis.types import WindowData
@@ -65,6 +66,7 @@ log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ASSETS = ("style.css", "search.js")
 SEARCH_FOLDER = "pagefind"
+ROUTES = Routes()  # relative links between pages; feeds link absolutely when the URL is known
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,19 +193,25 @@ class SiteBuilder:
             entries, built, waiting = await self._repo(repo, options, output)
             pages += built
             pending += waiting
-            base = f"{repo.lower()}/"
             latest = next((e for e in entries if e.pages), None)
-            if latest is not None:  # its links are relative to the repository's index
-                pages_here = tuple((lang, base + href) for lang, href in latest.pages)
+            if latest is not None:  # linked from the site's index
+                day = latest.date
+                pages_here = tuple(
+                    (lang, href(ROUTES.root(), ROUTES.day(repo, day, lang)))
+                    for lang, _ in latest.pages
+                )
                 latest = dataclasses.replace(latest, pages=pages_here)
-            repos.append(SiteRepo(repo, self._config.display_name(repo), base, latest))
-        output.write("index.html", render_site_index(repos, Nav(root="", lang=primary)))
+            link = href(ROUTES.root(), ROUTES.repo(repo))
+            repos.append(SiteRepo(repo, self._config.display_name(repo), link, latest))
+        root = ROUTES.root()
+        output.write(root.file, render_site_index(repos, Nav(root=root_of(root), lang=primary)))
         for lang in options.langs:
-            output.write(f"search/{lang}/index.html", render_search(Nav(root="../../", lang=lang)))
+            search = ROUTES.search(lang)
+            output.write(search.file, render_search(Nav(root=root_of(search), lang=lang)))
         pages += 1 + len(options.langs)
         folder = resources.files("digest.render") / "templates" / "assets"
         for name in ASSETS:
-            output.write(f"assets/{name}", (folder / name).read_bytes())
+            output.write(ROUTES.asset(name).file, (folder / name).read_bytes())
         indexing = time.perf_counter()
         searchable = options.search and (
             output.keep_previous_tree(SEARCH_FOLDER) or await index_site(output.tmp)
@@ -275,7 +283,7 @@ class SiteBuilder:
                 and day.date not in touched
                 and record.get("fingerprint") == day.fingerprint
                 and all(
-                    output.has_previous(f"{base}/{day.date}/{lang}/index.html")
+                    output.has_previous(ROUTES.day(repo, day.date, lang).file)
                     for lang in options.langs
                 )
             ):
@@ -321,7 +329,7 @@ class SiteBuilder:
                 day.kept = tuple(
                     lang
                     for lang in langs
-                    if output.has_previous(f"{base}/{day.date}/{lang}/index.html")
+                    if output.has_previous(ROUTES.day(repo, day.date, lang).file)
                 )
                 day.record = output.previous_days.get(f"{base}/{day.date}")
         return sorted((d for d in days if d.digests or d.kept or d.failure), key=lambda d: d.date)
@@ -344,23 +352,24 @@ class SiteBuilder:
         for lang in options.langs:
             dated = [d for d in days if d.digests or lang in d.kept]
             for index, day in enumerate(dated):
-                path = f"{base}/{day.date}/{lang}/index.html"
+                here = ROUTES.day(repo, day.date, lang)
                 pages += 1
                 if not day.digests and not day.fresh:
-                    output.keep_previous(path)
+                    output.keep_previous(here.file)
                     continue
                 previous = dated[index - 1].date if index > 0 else None
                 following = dated[index + 1].date if index + 1 < len(dated) else None
+                other = _other(day, lang, options.langs)
                 nav = Nav(
-                    root="../../../../",
+                    root=root_of(here),
                     lang=lang,
-                    repo_index="../../",
-                    previous=f"../../{previous}/{lang}/" if previous else None,
-                    next=f"../../{following}/{lang}/" if following else None,
-                    other_lang=_other(day, lang, options.langs),
-                    feed=f"../../feed.{lang}.xml",
+                    repo_index=href(here, ROUTES.repo(repo)),
+                    previous=_day_link(here, repo, previous, lang),
+                    next=_day_link(here, repo, following, lang),
+                    other_lang=_day_link(here, repo, day.date, other),
+                    feed=href(here, ROUTES.feed(repo, lang)),
                 )
-                await self._report_page(day, lang, nav, path, repo_url, output, options)
+                await self._report_page(day, lang, nav, here.file, repo_url, output, options)
         archived: list[ArchiveDay] = []
         for day in days:
             record: DayRecord | None
@@ -382,25 +391,25 @@ class SiteBuilder:
             name=name,
             repo_url=repo_url,
             langs=options.langs,
-            site_url=options.site_url,
+            routes=Routes(options.site_url),
         )
         archive = writer.write(archived, topics)
-        entries = self._entries(days, waiting, options.langs, primary)
+        entries = self._entries(repo, days, waiting, options.langs, primary)
+        index_page = ROUTES.repo(repo)
         page = RepoIndex(
             repo,
             name,
             repo_url,
             tuple(entries[: RECENT_DAYS + 1]),  # the day in progress and the last 30
             self._index_figures(archived, topics, primary),
-            tuple((lang, f"feed.{lang}.xml") for lang in options.langs),
+            tuple((lang, href(index_page, ROUTES.feed(repo, lang))) for lang in options.langs),
             months=archive.months,
             years=archive.years,
             topics=archive.topics,
             recent=RECENT_DAYS,
         )
-        output.write(
-            f"{base}/index.html", render_repo_index(page, Nav(root="../../", lang=primary))
-        )
+        nav = Nav(root=root_of(index_page), lang=primary)
+        output.write(index_page.file, render_repo_index(page, nav))
         pending = sum(1 for e in entries if e.pending)
         return entries, pages + 1 + archive.pages, pending
 
@@ -430,20 +439,21 @@ class SiteBuilder:
     ) -> None:
         """The repository's feed in ``lang``: its newest ``FEED_DAYS`` days, from their records."""
         base = repo.lower()
+        routes = Routes(options.site_url)
+        here = routes.feed(repo, lang)
         entries: list[DayFeedEntry] = []
         for day in reversed(days):
             record = output.days.get(f"{base}/{day.date}") or {}
             stored = (record.get("feed") or {}).get(str(lang))
             if not stored:
                 continue
-            entries.append(FeedEntry.of(stored, self._page_url(options, base, day.date, lang)))
+            entries.append(
+                FeedEntry.of(stored, routes.link(here, routes.day(repo, day.date, lang)))
+            )
             if len(entries) == FEED_DAYS:
                 break
-        feed_url = self._feed_url(options, base, lang)
-        home = f"{options.site_url.rstrip('/')}/{base}/" if options.site_url else "./"
-        output.write(
-            f"{base}/feed.{lang}.xml", render_feed(repo, name, lang, feed_url, home, entries)
-        )
+        feed_url, home = routes.link(here, here), routes.link(here, routes.repo(repo))
+        output.write(here.file, render_feed(repo, name, lang, feed_url, home, entries))
 
     async def _report_page(
         self,
@@ -480,7 +490,12 @@ class SiteBuilder:
         output.write(path, render_report(digest, nav, (figure,)), digest_hash)
 
     def _entries(
-        self, days: Sequence[_Day], waiting: _Day, langs: Sequence[Lang], primary: Lang
+        self,
+        repo: str,
+        days: Sequence[_Day],
+        waiting: _Day,
+        langs: Sequence[Lang],
+        primary: Lang,
     ) -> list[DayEntry]:
         """The index's days, newest first: the day in progress, then each report day."""
         end = format_moment(waiting.window.end, waiting.window.timezone)
@@ -490,10 +505,10 @@ class SiteBuilder:
         for day in reversed(days):
             if day.digests:
                 digest = day.digests.get(primary) or next(iter(day.digests.values()))
-                links = tuple((lang, f"{day.date}/{lang}/") for lang in langs)
+                links = _links(repo, day.date, langs)
                 out.append(DayEntry(str(day.date), links, digest.counts, first_sentence(digest)))
             elif day.kept:
-                links = tuple((lang, f"{day.date}/{lang}/") for lang in day.kept)
+                links = _links(repo, day.date, day.kept)
                 counts, summary = _from_record(day.record)
                 out.append(DayEntry(str(day.date), links, counts, summary))
             else:
@@ -517,16 +532,6 @@ class SiteBuilder:
             figures.append(make_figure(f"chart-topic-{topic.slug}", topic_chart))
         return tuple(figures)
 
-    @staticmethod
-    def _page_url(options: SiteOptions, base: str, day: date, lang: Lang) -> str:
-        path = f"{day}/{lang}/"
-        return f"{options.site_url.rstrip('/')}/{base}/{path}" if options.site_url else path
-
-    @staticmethod
-    def _feed_url(options: SiteOptions, base: str, lang: Lang) -> str:
-        name = f"feed.{lang}.xml"
-        return f"{options.site_url.rstrip('/')}/{base}/{name}" if options.site_url else name
-
 
 def report_window(day: date, timezone: str, day_start: str) -> Window:
     """The report window of ``day``: from its cut-off to the next day's."""
@@ -547,9 +552,22 @@ def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:
     return counts, summary if isinstance(summary, str) else ""
 
 
-def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> str | None:
-    others = [o for o in langs if o != lang and (o in day.digests or o in day.kept)]
-    return f"../{others[0]}/" if others else None
+def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> Lang | None:
+    """The other language the day's page exists in, when there is one."""
+    return next((o for o in langs if o != lang and (o in day.digests or o in day.kept)), None)
+
+
+def _day_link(here: Route, repo: str, day: date | None, lang: Lang | None) -> str | None:
+    """The link from ``here`` to a day's page, when there is that day (in that language)."""
+    if day is None or lang is None:
+        return None
+    return href(here, ROUTES.day(repo, day, lang))
+
+
+def _links(repo: str, day: date, langs: Sequence[Lang]) -> tuple[tuple[Lang, str], ...]:
+    """A day's pages in each language, linked from the repository's index."""
+    index = ROUTES.repo(repo)
+    return tuple((lang, href(index, ROUTES.day(repo, day, lang))) for lang in langs)
 
 
 def content_hash(digest: Digest) -> str:

@@ -82,6 +82,11 @@ SITE: Mapping[str, tuple[str, str]] = {
         "{days} 天内共 {n} 条相关条目。",
         "{n} items over {days} days.",
     ),
+    "chart.topic_title_months": ("{topic}：每月条目", "{topic}: items per month"),
+    "chart.topic_summary_months": (
+        "{months} 个月内共 {n} 条相关条目。",
+        "{n} items over {months} months.",
+    ),
 }
 
 

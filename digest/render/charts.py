@@ -170,6 +170,20 @@ def topic_chart(topic_title: str, days: Sequence[tuple[date, int | None]], lang:
     return Chart("topic", lang, title, x_labels, ((site_t("chart.items", lang), values),), summary)
 
 
+def topic_months_chart(
+    topic_title: str, months: Sequence[tuple[tuple[int, int], int]], lang: Lang
+) -> Chart:
+    """A focus topic's items per month ((year, month), count), oldest first: its whole
+    history when the days are too many to show one by one."""
+    lang = label_lang(lang)
+    ordered = sorted(months)
+    x_labels = tuple(f"{year}-{month:02d}" for (year, month), _ in ordered)
+    values = tuple(n for _, n in ordered)
+    title = site_t("chart.topic_title_months", lang, topic=topic_title)
+    summary = site_t("chart.topic_summary_months", lang, n=sum(values), months=len(values))
+    return Chart("topic", lang, title, x_labels, ((site_t("chart.items", lang), values),), summary)
+
+
 def _figure(chart: Chart) -> Figure:
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator

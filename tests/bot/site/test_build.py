@@ -230,3 +230,16 @@ async def test_search_index_is_kept_when_no_page_changed(
     clock.advance(timedelta(days=1))
     await build_site(out, db, clock=clock)
     assert len(runs) == 2  # a new day's pages are indexed
+
+
+async def test_repository_feed_carries_the_newest_days_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repository's feed is bounded: with room for two days, the newest two of three."""
+    import bot.site.build as build
+
+    monkeypatch.setattr(build, "FEED_DAYS", 2)
+    await build_site(tmp_path / "site", tmp_path / "m.db", search=False)
+    feed = (tmp_path / "site" / REPO_DIR / "feed.en.xml").read_text("utf-8")
+    ids = re.findall(r"<id>urn:vllm-report:vllm-project/vllm:(\d{4}-\d\d-\d\d):en</id>", feed)
+    assert ids == ["2026-01-31", "2026-01-30"]

@@ -18,7 +18,6 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from bot.commands import messages
 from bot.commands.runner import ReportCore, config_fingerprint
 from bot.site.archive import (
     FEED_DAYS,
@@ -29,6 +28,7 @@ from bot.site.archive import (
     archive_day,
     topics_record,
 )
+from bot.site.failures import failure_text
 from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
 from bot.site.freshness import Calendar, day_fingerprint, mirror_mark, touched_days
 from bot.site.output import DayRecord, Output
@@ -59,7 +59,7 @@ from digest.render.html import (
 )
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
-from digest.windows import cutoff, format_moment, parse_day_start, zone
+from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
 
 log = logging.getLogger(__name__)
 
@@ -254,7 +254,7 @@ class SiteBuilder:
             synced = await self._sync.ensure(repo, span)
         except DigestError as exc:
             for day in days:
-                day.failure = messages.error_text(exc, now)
+                day.failure = failure_text(exc, options.langs[0])
             return days, waiting
         mirrored = synced.repo or repo
         state = await self._store.get_sync_state(mirrored)
@@ -289,10 +289,10 @@ class SiteBuilder:
             ):
                 day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
-            await self._fetch(day, options.langs, now)
+            await self._fetch(day, options.langs)
         return days, waiting
 
-    async def _fetch(self, day: _Day, langs: Sequence[Lang], now: datetime) -> None:
+    async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
         """The day's digest in each language from the digest service, or why there is none."""
         for lang in langs:
             try:
@@ -300,7 +300,7 @@ class SiteBuilder:
                 self._digests_asked += 1
                 day.digests[lang] = await self._core.build(request)
             except DigestError as exc:
-                day.failure = messages.error_text(exc, now)
+                day.failure = failure_text(exc, langs[0])
                 day.digests.clear()
                 return
         day.fresh = False
@@ -475,7 +475,7 @@ class SiteBuilder:
             content = (day.record.get("content") or {}).get(str(lang), "")
             if content and output.unchanged(path, page_hash(content, nav)):
                 return
-            await self._fetch(day, options.langs, self._clock())
+            await self._fetch(day, options.langs)
             if not day.digests:
                 output.keep_previous(path)
                 return
@@ -534,10 +534,10 @@ class SiteBuilder:
 
 
 def report_window(day: date, timezone: str, day_start: str) -> Window:
-    """The report window of ``day``: from its cut-off to the next day's."""
-    tz, start = zone(timezone), parse_day_start(day_start)
-    end = cutoff(day + timedelta(days=1), tz, start)
-    return Window(cutoff(day, tz, start), end, timezone, day.isoformat())
+    """The report window of ``day``: the window chat, the command line and the digest cache
+    know by the date (``digest.windows.parse_window``), as it stands once it has ended."""
+    after = cutoff(day, zone(timezone), parse_day_start(day_start)) + timedelta(days=2)
+    return parse_window(day.isoformat(), now=after, timezone=timezone, day_start=day_start)
 
 
 def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:

@@ -130,7 +130,8 @@ async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
     assert (out / REPO_DIR / "2026-01-31" / "zh" / "index.html").is_file()  # kept
     assert not (out / REPO_DIR / "2026-02-01").exists()  # not invented
     index = (out / REPO_DIR / "index.html").read_text("utf-8")
-    assert "rate limit" in index.lower()
+    assert "GitHub 的速率限制已用尽" in index  # the site's words, in its first language
+    assert "try again" not in index.lower()
     assert report.pending == 2  # the day that failed and the day in progress
 
 

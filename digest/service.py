@@ -39,6 +39,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -236,7 +237,9 @@ class DigestService:
         repo = (synced.repo if synced is not None else None) or request.repo  # after a rename
         mirror = await self._store.get_sync_state(repo) if self._store else None
         writer = self._writer_names.get(request.writer, "")
-        key = cache_key(request, data_version(mirror) if mirror else "", writer)
+        # a digest of a renamed repository carries its new name: not the one cached before
+        named = request if repo == request.repo else replace(request, repo=repo)
+        key = cache_key(named, data_version(mirror) if mirror else "", writer)
         synced_at = mirror.synced_at if mirror else None
         closed = not request.window.ends_now and (
             synced_at is not None and request.window.end <= synced_at

@@ -34,12 +34,13 @@ from bot.site.freshness import Calendar, day_fingerprint, mirror_mark, touched_d
 from bot.site.output import DayRecord, Output
 from bot.site.routes import Route, Routes, href, root_of
 from bot.site.search import index_site
-from config.settings import AppConfig
+from config.settings import AppConfig, RepoConfig
 from digest.analysis.types import WindowData
 from digest.builder import load_window
 from digest.errors import DigestError
 from digest.i18n import topic_title
 from digest.i18n.site import site_t
+from digest.mirror.renames import RENAMED
 from digest.mirror.store import Store, Sync
 from digest.models import Counts, Digest, ItemRef, Lang, Window, iter_spans
 from digest.render import charts
@@ -189,8 +190,8 @@ class SiteBuilder:
         primary = options.langs[0]
         repos: list[SiteRepo] = []
         pages = pending = 0
-        for repo in options.repos:
-            entries, built, waiting = await self._repo(repo, options, output)
+        for configured in options.repos:
+            repo, entries, built, waiting = await self._repo(configured, options, output)
             pages += built
             pending += waiting
             latest = next((e for e in entries if e.pages), None)
@@ -202,7 +203,8 @@ class SiteBuilder:
                 )
                 latest = dataclasses.replace(latest, pages=pages_here)
             link = href(ROUTES.root(), ROUTES.repo(repo))
-            repos.append(SiteRepo(repo, self._config.display_name(repo), link, latest))
+            name = self._display_name(configured, repo)
+            repos.append(SiteRepo(repo, name, link, latest))
         root = ROUTES.root()
         output.write(root.file, render_site_index(repos, Nav(root=root_of(root), lang=primary)))
         for lang in options.langs:
@@ -229,8 +231,9 @@ class SiteBuilder:
 
     async def _days(
         self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[_Day], _Day]:
-        """Every report day of ``repo`` with its digests, or why it has none, or reused."""
+    ) -> tuple[list[_Day], _Day, str]:
+        """Every report day of ``repo`` with its digests, or why it has none, or reused; and
+        what the repository is called now (its pages go there)."""
         started = time.perf_counter()
         try:
             return await self._digests(repo, options, output)
@@ -239,7 +242,7 @@ class SiteBuilder:
 
     async def _digests(
         self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[_Day], _Day]:
+    ) -> tuple[list[_Day], _Day, str]:
         conf = self._config.repo(repo)
         now = self._clock()
         dates, current = report_days(
@@ -247,18 +250,24 @@ class SiteBuilder:
         )
         days = [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in dates]
         waiting = _Day(current, report_window(current, conf.timezone, conf.day_start))
+        known = (await self._store.get_sync_state(repo)).etags.get(RENAMED) or repo
         if not days:
-            return days, waiting
+            return days, waiting, known
         span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
         try:
             synced = await self._sync.ensure(repo, span)
         except DigestError as exc:
             for day in days:
                 day.failure = failure_text(exc, options.langs[0])
-            return days, waiting
-        mirrored = synced.repo or repo
+            return days, waiting, known
+        mirrored = synced.repo or known
+        if mirrored.lower() != repo.lower():  # renamed: the days published under the old name
+            # are built again under the new one (the mirror moved with the repository)
+            earlier = set(_published(output, repo, before=current)) - set(dates)
+            days += [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in earlier]
+            days.sort(key=lambda d: d.date)
         state = await self._store.get_sync_state(mirrored)
-        base = repo.lower()
+        base = mirrored.lower()
         calendar = Calendar(conf.timezone, conf.day_start)
         previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
         touched = await touched_days(
@@ -283,14 +292,14 @@ class SiteBuilder:
                 and day.date not in touched
                 and record.get("fingerprint") == day.fingerprint
                 and all(
-                    output.has_previous(ROUTES.day(repo, day.date, lang).file)
+                    output.has_previous(ROUTES.day(mirrored, day.date, lang).file)
                     for lang in options.langs
                 )
             ):
                 day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
             await self._fetch(day, options.langs)
-        return days, waiting
+        return days, waiting, mirrored
 
     async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
         """The day's digest in each language from the digest service, or why there is none."""
@@ -306,22 +315,22 @@ class SiteBuilder:
         day.fresh = False
 
     def _archive(
-        self, repo: str, days: list[_Day], waiting: _Day, langs: Sequence[Lang], output: Output
+        self,
+        repo: str,
+        conf: RepoConfig,
+        days: list[_Day],
+        waiting: _Day,
+        langs: Sequence[Lang],
+        output: Output,
     ) -> list[_Day]:
         """The span's days plus the days earlier builds published: the archive keeps them all.
 
         A day not built now (out of the span, or failing) keeps the pages it had.
         """
-        conf = self._config.repo(repo)
         base = repo.lower()
         known = {day.date for day in days}
-        for key in output.previous_days:
-            head, _, stamp = key.rpartition("/")
-            try:
-                when = date.fromisoformat(stamp)
-            except ValueError:
-                continue
-            if head == base and when not in known and when < waiting.date:
+        for when in _published(output, repo, before=waiting.date):
+            if when not in known:
                 days.append(_Day(when, report_window(when, conf.timezone, conf.day_start)))
                 known.add(when)
         for day in days:
@@ -335,18 +344,20 @@ class SiteBuilder:
         return sorted((d for d in days if d.digests or d.kept or d.failure), key=lambda d: d.date)
 
     async def _repo(
-        self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[DayEntry], int, int]:
-        """Write a repository's report pages, index and feeds; its entries newest first."""
-        span, waiting = await self._days(repo, options, output)
-        days = self._archive(repo, span, waiting, options.langs, output)
+        self, configured: str, options: SiteOptions, output: Output
+    ) -> tuple[str, list[DayEntry], int, int]:
+        """Write a repository's report pages, index and feeds, under the name it has now;
+        that name and its entries newest first."""
+        span, waiting, repo = await self._days(configured, options, output)
+        conf = self._config.repo(configured)
+        days = self._archive(repo, conf, span, waiting, options.langs, output)
         base = repo.lower()
-        name = self._config.display_name(repo)
+        name = self._display_name(configured, repo)
         repo_url = f"{self._web_url}/{repo}"
         primary = options.langs[0]
         topics = tuple(
             SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
-            for topic in self._config.topics_for(repo)
+            for topic in self._config.topics_for(configured)
         )
         pages = 0
         for lang in options.langs:
@@ -411,7 +422,11 @@ class SiteBuilder:
         nav = Nav(root=root_of(index_page), lang=primary)
         output.write(index_page.file, render_repo_index(page, nav))
         pending = sum(1 for e in entries if e.pending)
-        return entries, pages + 1 + archive.pages, pending
+        return repo, entries, pages + 1 + archive.pages, pending
+
+    def _display_name(self, configured: str, repo: str) -> str:
+        """The name the site shows: the configured one, else the repository's current name."""
+        return self._config.repo(configured).display_name or repo.split("/", 1)[1]
 
     def _record(self, day: _Day, topics: Sequence[SiteTopic], langs: Sequence[Lang]) -> DayRecord:
         """What the manifest keeps of a day built now: enough for every index, feed and the
@@ -562,6 +577,21 @@ def _day_link(here: Route, repo: str, day: date | None, lang: Lang | None) -> st
     if day is None or lang is None:
         return None
     return href(here, ROUTES.day(repo, day, lang))
+
+
+def _published(output: Output, repo: str, *, before: date) -> list[date]:
+    """The days an earlier build published for ``repo`` (under that name), before ``before``."""
+    base = repo.lower()
+    found = []
+    for key in output.previous_days:
+        head, _, stamp = key.rpartition("/")
+        try:
+            when = date.fromisoformat(stamp)
+        except ValueError:
+            continue
+        if head == base and when < before:
+            found.append(when)
+    return sorted(found)
 
 
 def _links(repo: str, day: date, langs: Sequence[Lang]) -> tuple[tuple[Lang, str], ...]:

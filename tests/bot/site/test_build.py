@@ -244,3 +244,24 @@ async def test_repository_feed_carries_the_newest_days_only(
     feed = (tmp_path / "site" / REPO_DIR / "feed.en.xml").read_text("utf-8")
     ids = re.findall(r"<id>urn:vllm-report:vllm-project/vllm:(\d{4}-\d\d-\d\d):en</id>", feed)
     assert ids == ["2026-01-31", "2026-01-30"]
+
+
+async def test_a_renamed_repository_moves_with_its_old_days(tmp_path: Path) -> None:
+    """Built, then renamed on GitHub: the next build puts every day, the ones published under
+    the old name included, under the new name, and the site's index names it."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_site(out, db, clock=clock, search=False)
+    clock.advance(timedelta(days=1))
+    new = "vllm-project/vllm-next"
+    report = await build_site(out, db, clock=clock, search=False, days=1, renamed_to=new)
+    for day in (*DAYS, "2026-02-01"):
+        page = out / new / day / "en" / "index.html"
+        assert page.is_file(), day
+        assert f"https://github.com/{new}" in page.read_text("utf-8")
+    assert not (out / REPO_DIR).exists()
+    site_index = (out / "index.html").read_text("utf-8")
+    assert f'href="{new}/"' in site_index and f'href="{REPO_DIR}/"' not in site_index
+    month = (out / new / "2026" / "01" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-29/en/"' in month
+    assert report.pending == 1

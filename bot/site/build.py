@@ -30,7 +30,13 @@ from bot.site.archive import (
 )
 from bot.site.failures import failure_text
 from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
-from bot.site.freshness import Calendar, day_fingerprint, mirror_mark, touched_days
+from bot.site.freshness import (
+    Calendar,
+    cited_record,
+    day_fingerprint,
+    mirror_mark,
+    touched_days,
+)
 from bot.site.output import DayRecord, Output
 from bot.site.routes import Route, Routes, href, root_of
 from bot.site.search import index_site
@@ -276,7 +282,7 @@ class SiteBuilder:
             output.previous_repos.get(base),
             state,
             calendar,
-            {when: record.get("numbers") or () for when, record in previous.items()},
+            {when: _cited(record) for when, record in previous.items()},
         )
         output.repos[base] = mirror_mark(state)
         for day in days:
@@ -437,7 +443,7 @@ class SiteBuilder:
             "summary": first_sentence(primary),
             "summaries": {str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())},
             "topics": topics_record(primary, topics),
-            "numbers": sorted(cited_items(primary)),
+            "cited": cited_record(cited_items(primary)),
             "fingerprint": day.fingerprint,
             "content": {str(lang): content_hash(d) for lang, d in sorted(day.digests.items())},
             "feed": {str(lang): feed_record(d) for lang, d in sorted(day.digests.items())},
@@ -615,11 +621,21 @@ def page_hash(content: str, nav: Nav) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cited_items(digest: Digest) -> set[int]:
-    """The numbers of the items a digest links (their state and fate are on its page)."""
-    return {
-        span.number
+def cited_items(digest: Digest) -> list[tuple[int, str]]:
+    """The items a digest shows (their state and fate are on its page): those of its appendix
+    lists with their titles, then those its sections link (their titles may be shortened
+    there, so none is kept)."""
+    listed = [(item.number, item.title) for _, items in digest.lists for item in items]
+    return listed + [
+        (span.number, "")
         for section in digest.sections
         for span in iter_spans(section.blocks)
         if isinstance(span, ItemRef)
-    }
+    ]
+
+
+def _cited(record: DayRecord) -> dict[str, str]:
+    cited = record.get("cited")
+    if not isinstance(cited, dict):
+        return {}
+    return {str(k): v for k, v in cited.items() if isinstance(v, str)}

@@ -27,7 +27,8 @@ from digest.service import data_version
 from digest.windows import cutoff, parse_day_start, zone
 
 LOOKBACK = HISTORY_WINDOWS + 1  # a day compares against the window before it and seven more
-MARGIN = timedelta(days=1)  # changes looked for before the previous cursors, to be safe
+MARGIN = timedelta(minutes=5)  # changes looked for before the previous cursors (the sync
+# itself reads its streams from 2 minutes before them)
 _FAR = datetime(9999, 1, 1, tzinfo=UTC)
 
 
@@ -53,6 +54,7 @@ def mirror_mark(state: SyncState) -> dict[str, str | None]:
         "comments_cursor": moment(state.comments_cursor),
         "review_comments_cursor": moment(state.review_comments_cursor),
         "covered_since": moment(state.covered_since),
+        "synced_at": moment(state.synced_at),
     }
 
 
@@ -79,10 +81,17 @@ async def touched_days(
     previous: Mapping[str, object] | None,
     state: SyncState,
     calendar: Calendar,
-    cited: Mapping[date, Iterable[int]],
+    cited: Mapping[date, Mapping[str, str]],
 ) -> set[date] | None:
     """The days new data may have changed since the build that recorded ``previous``;
-    ``None`` when any may have (no record, or the mirror's coverage changed)."""
+    ``None`` when any may have (no record, or the mirror's coverage changed).
+
+    ``cited`` gives each day's cited items (number to title when its appendix lists show it,
+    else ""). New openings, closes, merges and comments touch their day and the days that
+    compare against it; an item closed or merged since touches every day citing it, and one
+    retitled every day listing it. A label edit alone, or a new title of an item that only a
+    section names, does not (the day shows it when it is built again).
+    """
     mark = mirror_mark(state)
     if not previous or previous.get("covered_since") != mark["covered_since"]:
         return None
@@ -90,23 +99,45 @@ async def touched_days(
         return set()
     since = [
         datetime.fromisoformat(str(previous[key])) - MARGIN
-        for key in ("items_cursor", "comments_cursor", "review_comments_cursor")
+        for key in ("items_cursor", "comments_cursor", "review_comments_cursor", "synced_at")
         if previous.get(key)
     ]
     if not since:
         return None
-    start = min(since)
+    start = min(since)  # what the previous build saw ended at its cursors and its sync
     moments: list[datetime] = []
-    numbers: set[int] = set()
+    fates: set[str] = set()  # items closed or merged since: every day citing them changes
+    titles: dict[str, str] = {}
     for item in await store.items_updated(repo, start, _FAR):
-        numbers.add(item.number)
-        moments += [m for m in (item.created_at, item.closed_at, item.merged_at) if m is not None]
-    for comment in await store.comments_created(repo, start, _FAR):
-        numbers.add(comment.item_number)
-        moments.append(comment.created_at)
+        titles[str(item.number)] = item.title
+        for kind, moment in (
+            ("opened", item.created_at),
+            ("closed", item.closed_at),
+            ("merged", item.merged_at),
+        ):
+            if moment is not None and moment >= start:
+                moments.append(moment)
+                if kind != "opened":
+                    fates.add(str(item.number))
+    moments += [c.created_at for c in await store.comments_created(repo, start, _FAR)]
     touched = {calendar.day_of(m) + timedelta(days=k) for m in moments for k in range(LOOKBACK + 1)}
-    touched |= {day for day, cites in cited.items() if numbers.intersection(cites)}
+    for day, items in cited.items():
+        for number, title in items.items():
+            if number in fates or (number in titles and title and titles[number] != title):
+                touched.add(day)
+                break
     return touched
+
+
+def cited_record(refs: Iterable[tuple[int, str]]) -> dict[str, str]:
+    """The items a day's pages cite, number to title (the first titled reference), as the
+    site's manifest keeps them."""
+    out: dict[str, str] = {}
+    for number, title in refs:
+        key = str(number)
+        if not out.get(key):
+            out[key] = title
+    return out
 
 
 def day_fingerprint(window: Window, *, config: str, langs: Iterable[str], closed: bool) -> str:

@@ -181,30 +181,33 @@ async def test_rebuild_with_languages_given_as_strings_renders_nothing(tmp_path:
 
 async def test_rebuild_asks_only_for_the_days_new_data_touches(tmp_path: Path) -> None:
     """An unchanged rebuild asks for no digest and renders no page; a new day asks for itself
-    and the neighbour whose "next day" link appeared; an issue opened on an old day re-digests
-    that day and the days that compare against it, never the days before."""
+    and the neighbour whose "next day" link appeared; an old day's issue closed since
+    re-digests the day that shows it (with its later fate), never the days around it."""
     clock = Clock(NOW)
     out, db = tmp_path / "site", tmp_path / "m.db"
-    first = await build_site(out, db, clock=clock, days=5, search=False)
+    opened = NOW - timedelta(days=2, minutes=30)  # in 2026-01-30's window (Shanghai 11:21 cut)
+    old = issue_row(REPO_DIR, 99002, created=opened, title="A late report")
+    first = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
     assert first.digests == 10  # 01-27 .. 01-31 in two languages
-    again = await build_site(out, db, clock=clock, days=5, search=False)
+    page = out / REPO_DIR / "2026-01-30" / "en" / "index.html"
+    assert "A late report" in page.read_text("utf-8")
+    again = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
     assert (again.digests, again.rendered, again.reused) == (0, 0, 10)
     clock.advance(timedelta(days=1))
-    later = await build_site(out, db, clock=clock, days=5, search=False)
+    later = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
     assert later.digests == 4  # the new day 02-01 and 01-31, its neighbour
     assert later.rendered == 4 and (out / REPO_DIR / "2026-02-01" / "zh" / "index.html").is_file()
     clock.advance(timedelta(days=1))
-    opened = NOW - timedelta(days=2, minutes=30)  # in 2026-01-30's window (Shanghai 11:21 cut)
     edited = NOW + timedelta(days=7)  # after the sample's newest update: the sync fetches it
-    late = issue_row(REPO_DIR, 99002, created=opened, updated=edited, title="A late report")
-    touched = await build_site(out, db, clock=clock, days=5, issues=[late], search=False)
-    # 01-30, the days after it that compare against it (01-31, 02-01) and the new day 02-02;
-    # 01-29 and before are taken as they were
-    assert touched.digests == 8 and touched.reused >= 4
-    page = (out / REPO_DIR / "2026-01-30" / "en" / "index.html").read_text("utf-8")
-    assert "A late report" in page
-    old = (out / REPO_DIR / "2026-01-29" / "en" / "index.html").read_text("utf-8")
-    assert "A late report" not in old
+    closed = issue_row(
+        REPO_DIR, 99002, created=opened, closed=clock(), updated=edited, title="A late report"
+    )
+    touched = await build_site(out, db, clock=clock, days=5, issues=[closed], search=False)
+    # 01-30, which shows the issue, 01-31 and 02-01, which show items of the sample closed
+    # since, and the new day 02-02; 01-29 is taken as it was
+    assert touched.digests == 8
+    assert "closed" in page.read_text("utf-8").split("A late report", 1)[1][:200].lower()
+    assert touched.reused >= 6
 
 
 async def test_search_index_is_kept_when_no_page_changed(

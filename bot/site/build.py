@@ -31,6 +31,7 @@ from bot.site.archive import (
 from bot.site.failures import failure_text
 from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
 from bot.site.freshness import (
+    LOOKBACK,
     Calendar,
     cited_record,
     day_fingerprint,
@@ -259,7 +260,11 @@ class SiteBuilder:
         known = (await self._store.get_sync_state(repo)).etags.get(RENAMED) or repo
         if not days:
             return days, waiting, known
-        span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
+        span = Window(
+            _sync_start(output.previous_repos.get(known.lower()), days),
+            days[-1].window.end,
+            conf.timezone,
+        )
         try:
             synced = await self._sync.ensure(repo, span)
         except DigestError as exc:
@@ -583,6 +588,18 @@ def _day_link(here: Route, repo: str, day: date | None, lang: Lang | None) -> st
     if day is None or lang is None:
         return None
     return href(here, ROUTES.day(repo, day, lang))
+
+
+def _sync_start(previous: DayRecord | None, days: Sequence[_Day]) -> datetime:
+    """Where the build's sync starts: the first day, or, when the previous build found the
+    mirror complete from before it, the days the new data can touch (the streams bring
+    every change since their cursors whatever the window; a long span would only be checked
+    again for coverage it has)."""
+    first = days[0].window.start
+    covered = (previous or {}).get("covered_since")
+    if not isinstance(covered, str) or datetime.fromisoformat(covered) > first:
+        return first
+    return max(first, days[-1].window.start - timedelta(days=LOOKBACK))
 
 
 def _published(output: Output, repo: str, *, before: date) -> list[date]:

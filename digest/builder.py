@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from digest.analysis.types import HISTORY_WINDOWS, WindowData
+from digest.analysis.types import HISTORY_WINDOWS, Analysis, WindowData
 from digest.errors import ConfigError
 from digest.i18n import t
 from digest.mirror.store import Completion, Store, Sync, SyncResult
@@ -200,6 +200,9 @@ class DigestBuilder:
         self._clock = clock
         self._web_url = web_url.rstrip("/")
         self.builds = 0
+        self.analyses = 0  # analyses run (a digest in another language of the same data
+        # reuses the last one: the analysis does not depend on the language)
+        self._last: tuple[object, WindowData, Analysis] | None = None
 
     @property
     def slots(self) -> BuildSlots:
@@ -277,14 +280,21 @@ class DigestBuilder:
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
         from digest.analysis.fates import noted
 
-        # the analysis is plain computation: off the event loop, which goes on serving
-        analysis = await asyncio.to_thread(
-            analyze,
-            data,
-            request.topics,
-            organisations=request.organisations,
-            glossary=request.glossary,
-        )
+        inputs = (request.topics, request.organisations, request.glossary)
+        last = self._last
+        if last is not None and last[0] == inputs and last[1] == data:
+            analysis = last[2]
+        else:
+            # the analysis is plain computation: off the event loop, which goes on serving
+            analysis = await asyncio.to_thread(
+                analyze,
+                data,
+                request.topics,
+                organisations=request.organisations,
+                glossary=request.glossary,
+            )
+            self.analyses += 1
+            self._last = (inputs, data, analysis)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1

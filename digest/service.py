@@ -241,14 +241,19 @@ class DigestService:
         sync_error = next((error for _result, error in found if error is not None), None)
         versions: list[str] = []
         moments: list[datetime | None] = []
+        names: list[str] = []
         for repo, result in zip(repos, results, strict=True):
             repo = (result.repo if result is not None else None) or repo  # after a rename
+            names.append(repo)
             mirror = await self._store.get_sync_state(repo) if self._store else None
             versions.append(data_version(mirror) if mirror else "")
             moments.append(mirror.synced_at if mirror else None)
         synced: Synced = results[0] if len(results) == 1 else results
         writer = self._writer_names.get(request.writer, "")
-        key = cache_key(request, "#".join(versions) if self._store else "", writer)
+        version = "#".join(versions) if self._store else ""
+        if list(names) != list(repos):  # a renamed repository's digest carries its new name:
+            version += "@" + ",".join(names)  # not the one cached under the old one
+        key = cache_key(request, version, writer)
         synced_at = None if None in moments else min(m for m in moments if m is not None)
         closed = not request.window.ends_now and (
             synced_at is not None and request.window.end <= synced_at

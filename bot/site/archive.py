@@ -7,12 +7,13 @@ Laid out beside the day pages: ``2026/03/{lang}/``, ``2026/{lang}/``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from bot.site.feed import AtomEntry, render_atom
 from bot.site.output import DayRecord, Output
+from bot.site.routes import Route, Routes, href, root_of
 from digest.i18n.site import month_label, site_t
 from digest.models import Counts, Digest, ItemRef, Lang, iter_spans
 from digest.render import charts
@@ -25,13 +26,13 @@ from digest.render.archive import (
     render_topic,
     render_topic_items,
 )
-from digest.render.charts import COUNT_KEYS
+from digest.render.charts import COUNT_KEYS, Chart
 from digest.render.html import DayEntry, Nav, PeriodEntry, anchor
 from digest.render.html import figure as make_figure
 
 RECENT_DAYS = 30  # the days a repository's index lists before its months
-FEED_DAYS = 60  # the newest days a topic's feed carries
-CHART_DAYS = 30  # the days a topic's chart shows
+FEED_DAYS = 60  # the newest days a feed (a repository's, a topic's) carries
+DAILY_CHART_DAYS = 92  # a topic's history longer than this is charted by month
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ class ArchiveWriter:
         name: str,
         repo_url: str,
         langs: Sequence[Lang],
-        site_url: str | None,
+        routes: Routes,
     ) -> None:
         self._output = output
         self._repo = repo
@@ -143,7 +144,7 @@ class ArchiveWriter:
         self._name = name
         self._repo_url = repo_url
         self._langs = tuple(langs)
-        self._site_url = site_url.rstrip("/") if site_url else None
+        self._routes = routes
 
     def write(self, days: Sequence[ArchiveDay], topics: Sequence[SiteTopic]) -> ArchiveIndex:
         """Every page of the archive; what the repository's index links to."""
@@ -153,6 +154,7 @@ class ArchiveWriter:
         for day in ordered:
             months.setdefault((day.date.year, day.date.month), []).append(day)
         primary = self._langs[0]
+        index_page = self._routes.repo(self._repo)
         month_entries, year_entries = [], []
         for (year, month), in_month in months.items():
             for lang in self._langs:
@@ -161,7 +163,10 @@ class ArchiveWriter:
             month_entries.append(
                 PeriodEntry(
                     month_label(year, month, primary),
-                    tuple((lang, f"{year}/{month:02d}/{lang}/") for lang in self._langs),
+                    tuple(
+                        (lang, href(index_page, self._routes.month(self._repo, year, month, lang)))
+                        for lang in self._langs
+                    ),
                     len(in_month),
                     _sum(in_month),
                 )
@@ -175,7 +180,10 @@ class ArchiveWriter:
             year_entries.append(
                 PeriodEntry(
                     site_t("site.year", primary, year=year),
-                    tuple((lang, f"{year}/{lang}/") for lang in self._langs),
+                    tuple(
+                        (lang, href(index_page, self._routes.year(self._repo, year, lang)))
+                        for lang in self._langs
+                    ),
                     len(all_days),
                     _sum(all_days),
                 )
@@ -187,22 +195,37 @@ class ArchiveWriter:
                 self._topic_feed(topic, ordered, lang)
                 index.pages += 1
             title = topic.titles.get(primary) or topic.name
-            links.append((title, f"topics/{topic.slug}/{primary}/"))
+            links.append(
+                (title, href(index_page, self._routes.topic(self._repo, topic.slug, primary)))
+            )
         index.months = tuple(reversed(month_entries))
         index.years = tuple(reversed(year_entries))
         index.topics = tuple(links)
         return index
 
-    def _other(self, lang: Lang) -> str | None:
-        others = [o for o in self._langs if o != lang]
-        return f"../{others[0]}/" if others else None
+    def _other(self, here: Route, there: Route | None) -> str | None:
+        return href(here, there) if there is not None else None
+
+    def _other_lang(self, lang: Lang) -> Lang | None:
+        return next((o for o in self._langs if o != lang), None)
+
+    def _nav(self, here: Route, lang: Lang, feed: Route | None = None) -> Nav:
+        return Nav(
+            root=root_of(here),
+            lang=lang,
+            repo_index=href(here, self._routes.repo(self._repo)),
+            feed=href(here, feed) if feed is not None else None,
+        )
 
     def _month_page(self, year: int, month: int, days: Sequence[ArchiveDay], lang: Lang) -> None:
         period = month_label(year, month, lang)
+        routes, repo = self._routes, self._repo
+        here = routes.month(repo, year, month, lang)
+        other = self._other_lang(lang)
         entries = tuple(
             DayEntry(
                 str(d.date),
-                tuple((pl, f"../../../{d.date}/{pl}/") for pl in d.langs),
+                tuple((pl, href(here, routes.day(repo, d.date, pl))) for pl in d.langs),
                 d.counts,
                 _summary(d, lang),
             )
@@ -214,18 +237,21 @@ class ArchiveWriter:
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
             days=entries,
-            up=(site_t("site.year", lang, year=year), f"../../{lang}/"),
-            other_lang=self._other(lang),
+            up=(site_t("site.year", lang, year=year), href(here, routes.year(repo, year, lang))),
+            other_lang=self._other(here, routes.month(repo, year, month, other) if other else None),
         )
-        nav = Nav(root="../" * 5, lang=lang, repo_index="../../../")
-        self._output.write(
-            f"{self._base}/{year}/{month:02d}/{lang}/index.html", render_period(page, nav)
-        )
+        self._output.write(here.file, render_period(page, self._nav(here, lang)))
 
     def _year_page(self, year: int, months: Mapping[int, Sequence[ArchiveDay]], lang: Lang) -> None:
+        routes, repo = self._routes, self._repo
+        here = routes.year(repo, year, lang)
+        other = self._other_lang(lang)
         periods = tuple(
             PeriodEntry(
-                month_label(year, m, lang), ((lang, f"../{m:02d}/{lang}/"),), len(d), _sum(d)
+                month_label(year, m, lang),
+                ((lang, href(here, routes.month(repo, year, m, lang))),),
+                len(d),
+                _sum(d),
             )
             for m, d in sorted(months.items())
         )
@@ -236,74 +262,98 @@ class ArchiveWriter:
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
             periods=periods,
-            other_lang=self._other(lang),
+            other_lang=self._other(here, routes.year(repo, year, other) if other else None),
         )
-        nav = Nav(root="../" * 4, lang=lang, repo_index="../../")
-        self._output.write(f"{self._base}/{year}/{lang}/index.html", render_period(page, nav))
+        self._output.write(here.file, render_period(page, self._nav(here, lang)))
 
     def _topic_days(
-        self, topic: SiteTopic, days: Sequence[ArchiveDay], lang: Lang
+        self,
+        topic: SiteTopic,
+        days: Sequence[ArchiveDay],
+        lang: Lang,
+        link: Callable[[Route, str], str],
     ) -> list[TopicDay]:
-        """The days that cited an item of ``topic``, newest first (links from the topic page)."""
+        """The days that cited an item of ``topic``, newest first, each linked by ``link``
+        (of the day's page and the topic's anchor on it)."""
         return [
             TopicDay(
                 str(d.date),
-                f"../../../{d.date}/{lang if lang in d.langs else d.langs[0]}/#topic-{topic.slug}",
+                link(
+                    self._routes.day(self._repo, d.date, lang if lang in d.langs else d.langs[0]),
+                    f"topic-{topic.slug}",
+                ),
                 d.topics[topic.name],
             )
             for d in reversed(days)
             if d.topics.get(topic.name) and d.langs
         ]
 
+    def _topic_chart(self, topic: SiteTopic, days: Sequence[ArchiveDay], lang: Lang) -> Chart:
+        """The topic's whole history: its items per day, or per month when it is long."""
+        title = topic.titles.get(charts.label_lang(lang)) or topic.name
+        if len(days) <= DAILY_CHART_DAYS:
+            per_day = [
+                (d.date, len(d.topics[topic.name]) if topic.name in d.topics else None)
+                for d in days
+            ]
+            return charts.topic_chart(title, per_day, lang)
+        months: dict[tuple[int, int], int] = {}
+        for d in days:
+            key = (d.date.year, d.date.month)
+            months[key] = months.get(key, 0) + len(d.topics.get(topic.name, ()))
+        return charts.topic_months_chart(title, sorted(months.items()), lang)
+
     def _topic_page(self, topic: SiteTopic, days: Sequence[ArchiveDay], lang: Lang) -> None:
         title = topic.titles.get(lang) or topic.name
-        recent = days[-CHART_DAYS:]
-        per_day = [
-            (d.date, len(d.topics[topic.name]) if topic.name in d.topics else None) for d in recent
-        ]
-        chart_title = topic.titles.get(charts.label_lang(lang)) or topic.name
-        chart = charts.topic_chart(chart_title, per_day, lang)
+        routes, repo = self._routes, self._repo
+        here = routes.topic(repo, topic.slug, lang)
+        feed = routes.topic_feed(repo, topic.slug, lang)
+        other = self._other_lang(lang)
+        chart = self._topic_chart(topic, days, lang)
+
+        def link(day: Route, fragment: str) -> str:
+            return href(here, day, fragment)
+
         page = TopicPage(
             self._repo,
             self._name,
             self._repo_url,
             site_t("site.topic_title", lang, name=self._name, topic=title),
             title,
-            tuple(self._topic_days(topic, days, lang)),
+            tuple(self._topic_days(topic, days, lang, link)),
             (make_figure(f"chart-topic-{topic.slug}", chart),),
-            f"../feed.{lang}.xml",
-            self._other(lang),
+            href(here, feed),
+            self._other(here, routes.topic(repo, topic.slug, other) if other else None),
         )
-        nav = Nav(root="../" * 5, lang=lang, repo_index="../../../", feed=f"../feed.{lang}.xml")
-        path = f"{self._base}/topics/{topic.slug}/{lang}/index.html"
-        self._output.write(path, render_topic(page, nav))
+        self._output.write(here.file, render_topic(page, self._nav(here, lang, feed)))
 
     def _topic_feed(self, topic: SiteTopic, days: Sequence[ArchiveDay], lang: Lang) -> None:
-        """The topic's Atom feed in ``lang``: one entry per day that cited its items."""
+        """The topic's Atom feed in ``lang``: one entry per day that cited its items, the
+        newest ``FEED_DAYS``."""
         title = topic.titles.get(lang) or topic.name
-        folder = f"{self._base}/topics/{topic.slug}"
-        prefix = f"{self._site_url}/{self._base}/" if self._site_url else "../../"
-        entries = []
-        for day in self._topic_days(topic, days, lang)[:FEED_DAYS]:
-            known = next(d for d in days if str(d.date) == day.date)
-            entries.append(
-                AtomEntry(
-                    f"urn:vllm-report:{self._base}:topic:{topic.name}:{day.date}:{lang}",
-                    site_t("site.topic_day", lang, date=day.date, topic=title),
-                    known.updated,
-                    prefix + day.href.removeprefix("../../../"),
-                    render_topic_items(day.items),
-                )
+        routes, repo = self._routes, self._repo
+        here = routes.topic_feed(repo, topic.slug, lang)
+        updated = {str(d.date): d.updated for d in days}
+
+        def link(day: Route, fragment: str) -> str:
+            return routes.link(here, day, fragment)
+
+        entries = [
+            AtomEntry(
+                f"urn:vllm-report:{self._base}:topic:{topic.name}:{day.date}:{lang}",
+                site_t("site.topic_day", lang, date=day.date, topic=title),
+                updated[day.date],
+                day.href,
+                render_topic_items(day.items),
             )
-        feed_name = f"feed.{lang}.xml"
-        feed_url = f"{self._site_url}/{folder}/{feed_name}" if self._site_url else feed_name
-        home = f"{self._site_url}/{folder}/{lang}/" if self._site_url else f"{lang}/"
+            for day in self._topic_days(topic, days, lang, link)[:FEED_DAYS]
+        ]
         body = render_atom(
             f"urn:vllm-report:{self._base}:topic:{topic.name}:{lang}",
             site_t("site.topic_feed_title", lang, name=self._name, topic=title),
             lang,
-            feed_url,
-            home,
+            routes.link(here, here),
+            routes.link(here, routes.topic(repo, topic.slug, lang)),
             entries,
         )
-        self._output.write(f"{folder}/{feed_name}", body)
+        self._output.write(here.file, body)

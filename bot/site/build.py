@@ -18,9 +18,9 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from bot.commands import messages
-from bot.commands.runner import ReportCore
+from bot.commands.runner import ReportCore, config_fingerprint
 from bot.site.archive import (
+    FEED_DAYS,
     RECENT_DAYS,
     ArchiveDay,
     ArchiveWriter,
@@ -28,17 +28,28 @@ from bot.site.archive import (
     archive_day,
     topics_record,
 )
-from bot.site.feed import FeedEntry, render_feed
+from bot.site.failures import failure_text
+from bot.site.feed import DayFeedEntry, FeedEntry, feed_record, render_feed
+from bot.site.freshness import (
+    LOOKBACK,
+    Calendar,
+    cited_record,
+    day_fingerprint,
+    mirror_mark,
+    touched_days,
+)
 from bot.site.output import DayRecord, Output
+from bot.site.routes import Route, Routes, href, root_of
 from bot.site.search import index_site
-from config.settings import AppConfig
+from config.settings import AppConfig, RepoConfig
 from digest.analysis.types import WindowData
 from digest.builder import load_window
 from digest.errors import DigestError
 from digest.i18n import topic_title
 from digest.i18n.site import site_t
+from digest.mirror.renames import RENAMED
 from digest.mirror.store import Store, Sync
-from digest.models import Counts, Digest, Lang, Window
+from digest.models import Counts, Digest, ItemRef, Lang, Window, iter_spans
 from digest.render import charts
 from digest.render.charts import COUNT_KEYS
 from digest.render.html import (
@@ -47,7 +58,6 @@ from digest.render.html import (
     Nav,
     RepoIndex,
     SiteRepo,
-    anchor,
     fingerprint,
     first_sentence,
     render_repo_index,
@@ -57,12 +67,14 @@ from digest.render.html import (
 )
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
-from digest.windows import cutoff, format_moment, parse_day_start, zone
+from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
 
 log = logging.getLogger(__name__)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ASSETS = ("style.css", "search.js")
+SEARCH_FOLDER = "pagefind"
+ROUTES = Routes()  # relative links between pages; feeds link absolutely when the URL is known
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +103,7 @@ class SiteReport:
     seconds: float
     digest_seconds: float = 0.0  # of which: syncing and building digests
     search_seconds: float = 0.0  # of which: indexing for search
+    digests: int = 0  # digests asked of the digest service (a reused day asks for none)
 
 
 def report_days(
@@ -120,6 +133,9 @@ class _Day:
     kept: tuple[Lang, ...] = ()  # languages whose page the previous build made, carried over
     record: DayRecord | None = None  # what the previous build knew of a carried-over day
     data: WindowData | None = None  # the window's items and comments, read for its chart
+    fingerprint: str = ""  # what its pages are a function of, besides the data
+    fresh: bool = False  # unchanged since the previous build: its pages and record reused
+    repo: str = ""  # the repository its digests are asked for
 
 
 class SiteBuilder:
@@ -142,11 +158,14 @@ class SiteBuilder:
         self._clock = clock
         self._web_url = web_url.rstrip("/")
         self._digest_seconds = 0.0
+        self._digests_asked = 0
+        self._config_fingerprint = config_fingerprint(config)
 
     async def build(self, options: SiteOptions) -> SiteReport:
         """Build the whole site into ``options.out``; the previous site stays until it is done."""
         started = time.perf_counter()
         self._digest_seconds = 0.0
+        self._digests_asked = 0
         output = Output(options.out)
         try:
             report = await self._build(options, output)
@@ -155,7 +174,12 @@ class SiteBuilder:
             output.abort()
             raise
         seconds = time.perf_counter() - started
-        done = dataclasses.replace(report, seconds=seconds, digest_seconds=self._digest_seconds)
+        done = dataclasses.replace(
+            report,
+            seconds=seconds,
+            digest_seconds=self._digest_seconds,
+            digests=self._digests_asked,
+        )
         log.info(
             "site.built",
             extra={
@@ -173,25 +197,34 @@ class SiteBuilder:
         primary = options.langs[0]
         repos: list[SiteRepo] = []
         pages = pending = 0
-        for repo in options.repos:
-            entries, built, waiting = await self._repo(repo, options, output)
+        for configured in options.repos:
+            repo, entries, built, waiting = await self._repo(configured, options, output)
             pages += built
             pending += waiting
-            base = f"{repo.lower()}/"
             latest = next((e for e in entries if e.pages), None)
-            if latest is not None:  # its links are relative to the repository's index
-                pages_here = tuple((lang, base + href) for lang, href in latest.pages)
+            if latest is not None:  # linked from the site's index
+                day = latest.date
+                pages_here = tuple(
+                    (lang, href(ROUTES.root(), ROUTES.day(repo, day, lang)))
+                    for lang, _ in latest.pages
+                )
                 latest = dataclasses.replace(latest, pages=pages_here)
-            repos.append(SiteRepo(repo, self._config.display_name(repo), base, latest))
-        output.write("index.html", render_site_index(repos, Nav(root="", lang=primary)))
+            link = href(ROUTES.root(), ROUTES.repo(repo))
+            name = self._display_name(configured, repo)
+            repos.append(SiteRepo(repo, name, link, latest))
+        root = ROUTES.root()
+        output.write(root.file, render_site_index(repos, Nav(root=root_of(root), lang=primary)))
         for lang in options.langs:
-            output.write(f"search/{lang}/index.html", render_search(Nav(root="../../", lang=lang)))
+            search = ROUTES.search(lang)
+            output.write(search.file, render_search(Nav(root=root_of(search), lang=lang)))
         pages += 1 + len(options.langs)
         folder = resources.files("digest.render") / "templates" / "assets"
         for name in ASSETS:
-            output.write(f"assets/{name}", (folder / name).read_bytes())
+            output.write(ROUTES.asset(name).file, (folder / name).read_bytes())
         indexing = time.perf_counter()
-        searchable = options.search and await index_site(output.tmp)
+        searchable = options.search and (
+            output.keep_previous_tree(SEARCH_FOLDER) or await index_site(output.tmp)
+        )
         return SiteReport(
             options.out,
             pages,
@@ -203,15 +236,20 @@ class SiteBuilder:
             search_seconds=time.perf_counter() - indexing if options.search else 0.0,
         )
 
-    async def _days(self, repo: str, options: SiteOptions) -> tuple[list[_Day], _Day]:
-        """Every report day of ``repo`` with its digests, or why it has none."""
+    async def _days(
+        self, repo: str, options: SiteOptions, output: Output
+    ) -> tuple[list[_Day], _Day, str]:
+        """Every report day of ``repo`` with its digests, or why it has none, or reused; and
+        what the repository is called now (its pages go there)."""
         started = time.perf_counter()
         try:
-            return await self._digests(repo, options)
+            return await self._digests(repo, options, output)
         finally:
             self._digest_seconds += time.perf_counter() - started
 
-    async def _digests(self, repo: str, options: SiteOptions) -> tuple[list[_Day], _Day]:
+    async def _digests(
+        self, repo: str, options: SiteOptions, output: Output
+    ) -> tuple[list[_Day], _Day, str]:
         conf = self._config.repo(repo)
         now = self._clock()
         dates, current = report_days(
@@ -219,116 +257,146 @@ class SiteBuilder:
         )
         days = [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in dates]
         waiting = _Day(current, report_window(current, conf.timezone, conf.day_start))
-        sync_failure = ""
-        if days:
-            span = Window(days[0].window.start, days[-1].window.end, conf.timezone)
-            try:
-                await self._sync.ensure(repo, span)
-            except DigestError as exc:
-                sync_failure = messages.error_text(exc, now)
+        known = (await self._store.get_sync_state(repo)).etags.get(RENAMED) or repo
+        if not days:
+            return days, waiting, known
+        span = Window(
+            _sync_start(output.previous_repos.get(known.lower()), days),
+            days[-1].window.end,
+            conf.timezone,
+        )
+        try:
+            synced = await self._sync.ensure(repo, span)
+        except DigestError as exc:
+            for day in days:
+                day.failure = failure_text(exc, options.langs[0])
+            return days, waiting, known
+        mirrored = synced.repo or known
+        if mirrored.lower() != repo.lower():  # renamed: the days published under the old name
+            # are built again under the new one (the mirror moved with the repository)
+            earlier = set(_published(output, repo, before=current)) - set(dates)
+            days += [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in earlier]
+            days.sort(key=lambda d: d.date)
+        state = await self._store.get_sync_state(mirrored)
+        base = mirrored.lower()
+        calendar = Calendar(conf.timezone, conf.day_start)
+        previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
+        touched = await touched_days(
+            self._store,
+            mirrored,
+            output.previous_repos.get(base),
+            state,
+            calendar,
+            {when: _cited(record) for when, record in previous.items()},
+        )
+        output.repos[base] = mirror_mark(state)
         for day in days:
-            if sync_failure:
-                day.failure = sync_failure
+            day.repo = repo
+            closed = state.synced_at is not None and day.window.end <= state.synced_at
+            day.fingerprint = day_fingerprint(
+                day.window, config=self._config_fingerprint, langs=options.langs, closed=closed
+            )
+            record = previous[day.date]
+            if (
+                closed
+                and touched is not None
+                and day.date not in touched
+                and record.get("fingerprint") == day.fingerprint
+                and all(
+                    output.has_previous(ROUTES.day(mirrored, day.date, lang).file)
+                    for lang in options.langs
+                )
+            ):
+                day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
-            for lang in options.langs:
-                try:
-                    request = self._core.request(day.date.isoformat(), repo=repo, lang=lang)
-                    day.digests[lang] = await self._core.build(request)
-                except DigestError as exc:
-                    day.failure = messages.error_text(exc, now)
-                    day.digests.clear()
-                    break
-        return days, waiting
+            await self._fetch(day, options.langs)
+        return days, waiting, mirrored
+
+    async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
+        """The day's digest in each language from the digest service, or why there is none."""
+        for lang in langs:
+            try:
+                request = self._core.request(day.date.isoformat(), repo=day.repo, lang=lang)
+                self._digests_asked += 1
+                day.digests[lang] = await self._core.build(request)
+            except DigestError as exc:
+                day.failure = failure_text(exc, langs[0])
+                day.digests.clear()
+                return
+        day.fresh = False
 
     def _archive(
-        self, repo: str, days: list[_Day], waiting: _Day, langs: Sequence[Lang], output: Output
+        self,
+        repo: str,
+        conf: RepoConfig,
+        days: list[_Day],
+        waiting: _Day,
+        langs: Sequence[Lang],
+        output: Output,
     ) -> list[_Day]:
         """The span's days plus the days earlier builds published: the archive keeps them all.
 
         A day not built now (out of the span, or failing) keeps the pages it had.
         """
-        conf = self._config.repo(repo)
         base = repo.lower()
         known = {day.date for day in days}
-        for key in output.previous_days:
-            head, _, stamp = key.rpartition("/")
-            try:
-                when = date.fromisoformat(stamp)
-            except ValueError:
-                continue
-            if head == base and when not in known and when < waiting.date:
+        for when in _published(output, repo, before=waiting.date):
+            if when not in known:
                 days.append(_Day(when, report_window(when, conf.timezone, conf.day_start)))
                 known.add(when)
         for day in days:
-            if not day.digests:
+            if not day.digests and not day.fresh:
                 day.kept = tuple(
                     lang
                     for lang in langs
-                    if output.has_previous(f"{base}/{day.date}/{lang}/index.html")
+                    if output.has_previous(ROUTES.day(repo, day.date, lang).file)
                 )
                 day.record = output.previous_days.get(f"{base}/{day.date}")
         return sorted((d for d in days if d.digests or d.kept or d.failure), key=lambda d: d.date)
 
     async def _repo(
-        self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[DayEntry], int, int]:
-        """Write a repository's report pages, index and feeds; its entries newest first."""
-        span, waiting = await self._days(repo, options)
-        days = self._archive(repo, span, waiting, options.langs, output)
+        self, configured: str, options: SiteOptions, output: Output
+    ) -> tuple[str, list[DayEntry], int, int]:
+        """Write a repository's report pages, index and feeds, under the name it has now;
+        that name and its entries newest first."""
+        span, waiting, repo = await self._days(configured, options, output)
+        conf = self._config.repo(configured)
+        days = self._archive(repo, conf, span, waiting, options.langs, output)
         base = repo.lower()
-        name = self._config.display_name(repo)
+        name = self._display_name(configured, repo)
         repo_url = f"{self._web_url}/{repo}"
         primary = options.langs[0]
+        topics = tuple(
+            SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
+            for topic in self._config.topics_for(configured)
+        )
         pages = 0
         for lang in options.langs:
             dated = [d for d in days if d.digests or lang in d.kept]
             for index, day in enumerate(dated):
-                path = f"{base}/{day.date}/{lang}/index.html"
+                here = ROUTES.day(repo, day.date, lang)
                 pages += 1
-                if not day.digests:
-                    output.keep_previous(path)
+                if not day.digests and not day.fresh:
+                    output.keep_previous(here.file)
                     continue
                 previous = dated[index - 1].date if index > 0 else None
                 following = dated[index + 1].date if index + 1 < len(dated) else None
+                other = _other(day, lang, options.langs)
                 nav = Nav(
-                    root="../../../../",
+                    root=root_of(here),
                     lang=lang,
-                    repo_index="../../",
-                    previous=f"../../{previous}/{lang}/" if previous else None,
-                    next=f"../../{following}/{lang}/" if following else None,
-                    other_lang=_other(day, lang, options.langs),
-                    feed=f"../../feed.{lang}.xml",
+                    repo_index=href(here, ROUTES.repo(repo)),
+                    previous=_day_link(here, repo, previous, lang),
+                    next=_day_link(here, repo, following, lang),
+                    other_lang=_day_link(here, repo, day.date, other),
+                    feed=href(here, ROUTES.feed(repo, lang)),
                 )
-                await self._report_page(day, lang, nav, path, repo_url, output)
-            feed_entries = [
-                FeedEntry(d.digests[lang], self._page_url(options, base, d.date, lang))
-                for d in days
-                if lang in d.digests
-            ]
-            feed_url = self._feed_url(options, base, lang)
-            home = f"{options.site_url.rstrip('/')}/{base}/" if options.site_url else "./"
-            output.write(
-                f"{base}/feed.{lang}.xml",
-                render_feed(repo, name, lang, feed_url, home, feed_entries),
-            )
-        entries = self._entries(days, waiting, options.langs, primary)
-        topics = tuple(
-            SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
-            for topic in self._config.topics_for(repo)
-        )
+                await self._report_page(day, lang, nav, here.file, repo_url, output, options)
         archived: list[ArchiveDay] = []
         for day in days:
-            record: DayRecord | None = None
+            record: DayRecord | None
             if day.digests:
-                digest = day.digests.get(primary) or next(iter(day.digests.values()))
-                record = {
-                    "counts": digest.counts.as_dict(),
-                    "summary": first_sentence(digest),
-                    "summaries": {
-                        str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())
-                    },
-                    "topics": topics_record(digest, topics),
-                }
+                record = self._record(day, topics, options.langs)
                 langs: tuple[Lang, ...] = tuple(options.langs)
             elif day.kept:
                 record, langs = day.record, day.kept
@@ -337,48 +405,108 @@ class SiteBuilder:
             if record is not None:
                 output.record_day(f"{base}/{day.date}", record)
             archived.append(archive_day(day.date, langs, record, iso(day.window.end) or ""))
+        for lang in options.langs:
+            self._write_feed(repo, name, lang, days, options, output)
         writer = ArchiveWriter(
             output,
             repo=repo,
             name=name,
             repo_url=repo_url,
             langs=options.langs,
-            site_url=options.site_url,
+            routes=Routes(options.site_url),
         )
         archive = writer.write(archived, topics)
+        entries = self._entries(repo, days, waiting, options.langs, primary)
+        index_page = ROUTES.repo(repo)
         page = RepoIndex(
             repo,
             name,
             repo_url,
             tuple(entries[: RECENT_DAYS + 1]),  # the day in progress and the last 30
-            self._index_figures(repo, span, primary),
-            tuple((lang, f"feed.{lang}.xml") for lang in options.langs),
+            self._index_figures(archived, topics, primary),
+            tuple((lang, href(index_page, ROUTES.feed(repo, lang))) for lang in options.langs),
             months=archive.months,
             years=archive.years,
             topics=archive.topics,
             recent=RECENT_DAYS,
         )
-        output.write(
-            f"{base}/index.html", render_repo_index(page, Nav(root="../../", lang=primary))
-        )
+        nav = Nav(root=root_of(index_page), lang=primary)
+        output.write(index_page.file, render_repo_index(page, nav))
         pending = sum(1 for e in entries if e.pending)
-        return entries, pages + 1 + archive.pages, pending
+        return repo, entries, pages + 1 + archive.pages, pending
+
+    def _display_name(self, configured: str, repo: str) -> str:
+        """The name the site shows: the configured one, else the repository's current name."""
+        return self._config.repo(configured).display_name or repo.split("/", 1)[1]
+
+    def _record(self, day: _Day, topics: Sequence[SiteTopic], langs: Sequence[Lang]) -> DayRecord:
+        """What the manifest keeps of a day built now: enough for every index, feed and the
+        next build to go on without its digests."""
+        primary = day.digests.get(langs[0]) or next(iter(day.digests.values()))
+        return {
+            "counts": primary.counts.as_dict(),
+            "summary": first_sentence(primary),
+            "summaries": {str(lang): first_sentence(d) for lang, d in sorted(day.digests.items())},
+            "topics": topics_record(primary, topics),
+            "cited": cited_record(cited_items(primary)),
+            "fingerprint": day.fingerprint,
+            "content": {str(lang): content_hash(d) for lang, d in sorted(day.digests.items())},
+            "feed": {str(lang): feed_record(d) for lang, d in sorted(day.digests.items())},
+        }
+
+    def _write_feed(
+        self,
+        repo: str,
+        name: str,
+        lang: Lang,
+        days: Sequence[_Day],
+        options: SiteOptions,
+        output: Output,
+    ) -> None:
+        """The repository's feed in ``lang``: its newest ``FEED_DAYS`` days, from their records."""
+        base = repo.lower()
+        routes = Routes(options.site_url)
+        here = routes.feed(repo, lang)
+        entries: list[DayFeedEntry] = []
+        for day in reversed(days):
+            record = output.days.get(f"{base}/{day.date}") or {}
+            stored = (record.get("feed") or {}).get(str(lang))
+            if not stored:
+                continue
+            entries.append(
+                FeedEntry.of(stored, routes.link(here, routes.day(repo, day.date, lang)))
+            )
+            if len(entries) == FEED_DAYS:
+                break
+        feed_url, home = routes.link(here, here), routes.link(here, routes.repo(repo))
+        output.write(here.file, render_feed(repo, name, lang, feed_url, home, entries))
 
     async def _report_page(
-        self, day: _Day, lang: Lang, nav: Nav, path: str, repo_url: str, output: Output
+        self,
+        day: _Day,
+        lang: Lang,
+        nav: Nav,
+        path: str,
+        repo_url: str,
+        output: Output,
+        options: SiteOptions,
     ) -> None:
         """Render one report page, or copy it from the previous site when nothing changed.
 
-        The hash leaves out when the digest was generated and synced (and whether its language
-        came as a string or the enum): a finished day's page
-        is re-rendered only when what it says (or how pages are rendered) changes.
+        The hash is of what the page says (its digest, less when it was generated and synced),
+        how pages are rendered and its links: a reused day whose links changed (a new
+        neighbour) asks for its digest again and is re-rendered.
         """
+        if day.fresh and day.record is not None:
+            content = (day.record.get("content") or {}).get(str(lang), "")
+            if content and output.unchanged(path, page_hash(content, nav)):
+                return
+            await self._fetch(day, options.langs)
+            if not day.digests:
+                output.keep_previous(path)
+                return
         digest = day.digests[lang]
-        stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
-            digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
-        )
-        content = "\x00".join((fingerprint(), repr(stable), repr(nav)))
-        digest_hash = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        digest_hash = page_hash(content_hash(digest), nav)
         if output.unchanged(path, digest_hash):
             return
         if day.data is None:  # read once for both languages
@@ -388,7 +516,12 @@ class SiteBuilder:
         output.write(path, render_report(digest, nav, (figure,)), digest_hash)
 
     def _entries(
-        self, days: Sequence[_Day], waiting: _Day, langs: Sequence[Lang], primary: Lang
+        self,
+        repo: str,
+        days: Sequence[_Day],
+        waiting: _Day,
+        langs: Sequence[Lang],
+        primary: Lang,
     ) -> list[DayEntry]:
         """The index's days, newest first: the day in progress, then each report day."""
         end = format_moment(waiting.window.end, waiting.window.timezone)
@@ -398,57 +531,39 @@ class SiteBuilder:
         for day in reversed(days):
             if day.digests:
                 digest = day.digests.get(primary) or next(iter(day.digests.values()))
-                links = tuple((lang, f"{day.date}/{lang}/") for lang in langs)
+                links = _links(repo, day.date, langs)
                 out.append(DayEntry(str(day.date), links, digest.counts, first_sentence(digest)))
             elif day.kept:
-                links = tuple((lang, f"{day.date}/{lang}/") for lang in day.kept)
+                links = _links(repo, day.date, day.kept)
                 counts, summary = _from_record(day.record)
                 out.append(DayEntry(str(day.date), links, counts, summary))
             else:
                 out.append(DayEntry(str(day.date), (), pending=day.failure))
         return out
 
-    def _index_figures(self, repo: str, days: Sequence[_Day], lang: Lang) -> tuple[Figure, ...]:
-        """The 30-day chart and one chart per focus topic, from the days' digests."""
-        recent = days[-30:]
-
-        def digest_of(day: _Day) -> Digest | None:
-            return day.digests.get(lang) or next(iter(day.digests.values()), None)
-
-        counts: list[tuple[date, Counts | None]] = []
-        for day in recent:
-            found = digest_of(day)
-            counts.append((day.date, found.counts if found else None))
-        chart = charts.days_chart(counts, lang)
+    def _index_figures(
+        self, days: Sequence[ArchiveDay], topics: Sequence[SiteTopic], lang: Lang
+    ) -> tuple[Figure, ...]:
+        """The 30-day chart and one chart per focus topic, from the days' records."""
+        recent = sorted(days, key=lambda d: d.date)[-RECENT_DAYS:]
+        chart = charts.days_chart([(d.date, d.counts) for d in recent], lang)
         figures = [make_figure("chart-days", chart)]
-        for topic in self._config.topics_for(repo):
-            per_day: list[tuple[date, int | None]] = []
-            for day in recent:
-                found = digest_of(day)
-                section = found.section(f"topic:{topic.name}") if found else None
-                per_day.append((day.date, len(section.cites) if section else None))
-            topic_chart = charts.topic_chart(
-                topic_title(topic, charts.label_lang(lang)), per_day, lang
-            )
-            figures.append(make_figure(f"chart-topic-{anchor(topic.name)}", topic_chart))
+        for topic in topics:
+            per_day = [
+                (d.date, len(d.topics[topic.name]) if topic.name in d.topics else None)
+                for d in recent
+            ]
+            title = topic.titles.get(charts.label_lang(lang)) or topic.name
+            topic_chart = charts.topic_chart(title, per_day, lang)
+            figures.append(make_figure(f"chart-topic-{topic.slug}", topic_chart))
         return tuple(figures)
-
-    @staticmethod
-    def _page_url(options: SiteOptions, base: str, day: date, lang: Lang) -> str:
-        path = f"{day}/{lang}/"
-        return f"{options.site_url.rstrip('/')}/{base}/{path}" if options.site_url else path
-
-    @staticmethod
-    def _feed_url(options: SiteOptions, base: str, lang: Lang) -> str:
-        name = f"feed.{lang}.xml"
-        return f"{options.site_url.rstrip('/')}/{base}/{name}" if options.site_url else name
 
 
 def report_window(day: date, timezone: str, day_start: str) -> Window:
-    """The report window of ``day``: from its cut-off to the next day's."""
-    tz, start = zone(timezone), parse_day_start(day_start)
-    end = cutoff(day + timedelta(days=1), tz, start)
-    return Window(cutoff(day, tz, start), end, timezone, day.isoformat())
+    """The report window of ``day``: the window chat, the command line and the digest cache
+    know by the date (``digest.windows.parse_window``), as it stands once it has ended."""
+    after = cutoff(day, zone(timezone), parse_day_start(day_start)) + timedelta(days=2)
+    return parse_window(day.isoformat(), now=after, timezone=timezone, day_start=day_start)
 
 
 def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:
@@ -463,6 +578,81 @@ def _from_record(record: DayRecord | None) -> tuple[Counts | None, str]:
     return counts, summary if isinstance(summary, str) else ""
 
 
-def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> str | None:
-    others = [o for o in langs if o != lang and o in day.digests]
-    return f"../{others[0]}/" if others else None
+def _other(day: _Day, lang: Lang, langs: Sequence[Lang]) -> Lang | None:
+    """The other language the day's page exists in, when there is one."""
+    return next((o for o in langs if o != lang and (o in day.digests or o in day.kept)), None)
+
+
+def _day_link(here: Route, repo: str, day: date | None, lang: Lang | None) -> str | None:
+    """The link from ``here`` to a day's page, when there is that day (in that language)."""
+    if day is None or lang is None:
+        return None
+    return href(here, ROUTES.day(repo, day, lang))
+
+
+def _sync_start(previous: DayRecord | None, days: Sequence[_Day]) -> datetime:
+    """Where the build's sync starts: the first day, or, when the previous build found the
+    mirror complete from before it, the days the new data can touch (the streams bring
+    every change since their cursors whatever the window; a long span would only be checked
+    again for coverage it has)."""
+    first = days[0].window.start
+    covered = (previous or {}).get("covered_since")
+    if not isinstance(covered, str) or datetime.fromisoformat(covered) > first:
+        return first
+    return max(first, days[-1].window.start - timedelta(days=LOOKBACK))
+
+
+def _published(output: Output, repo: str, *, before: date) -> list[date]:
+    """The days an earlier build published for ``repo`` (under that name), before ``before``."""
+    base = repo.lower()
+    found = []
+    for key in output.previous_days:
+        head, _, stamp = key.rpartition("/")
+        try:
+            when = date.fromisoformat(stamp)
+        except ValueError:
+            continue
+        if head == base and when < before:
+            found.append(when)
+    return sorted(found)
+
+
+def _links(repo: str, day: date, langs: Sequence[Lang]) -> tuple[tuple[Lang, str], ...]:
+    """A day's pages in each language, linked from the repository's index."""
+    index = ROUTES.repo(repo)
+    return tuple((lang, href(index, ROUTES.day(repo, day, lang))) for lang in langs)
+
+
+def content_hash(digest: Digest) -> str:
+    """A hash of what a digest says: not when it was generated or synced (nor whether its
+    language came as a string or the enum)."""
+    stable = dataclasses.replace(  # a cached digest's language is the enum, a fresh one's
+        digest, lang=Lang(digest.lang), generated_at=_EPOCH, synced_at=None
+    )
+    return hashlib.sha256(repr(stable).encode("utf-8")).hexdigest()
+
+
+def page_hash(content: str, nav: Nav) -> str:
+    """A report page's hash: what its digest says, how pages are rendered, its links."""
+    text = "\x00".join((fingerprint(), content, repr(nav)))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cited_items(digest: Digest) -> list[tuple[int, str]]:
+    """The items a digest shows (their state and fate are on its page): those of its appendix
+    lists with their titles, then those its sections link (their titles may be shortened
+    there, so none is kept)."""
+    listed = [(item.number, item.title) for _, items in digest.lists for item in items]
+    return listed + [
+        (span.number, "")
+        for section in digest.sections
+        for span in iter_spans(section.blocks)
+        if isinstance(span, ItemRef)
+    ]
+
+
+def _cited(record: DayRecord) -> dict[str, str]:
+    cited = record.get("cited")
+    if not isinstance(cited, dict):
+        return {}
+    return {str(k): v for k, v in cited.items() if isinstance(v, str)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
@@ -24,6 +24,40 @@ class FeedEntry:
     digest: Digest
     url: str  # absolute when the site URL is known, else relative to the feed
 
+    @staticmethod
+    def of(record: Mapping[str, str], url: str) -> DayFeedEntry:
+        """A day's entry from what the site's manifest recorded of it (``feed_record``)."""
+        return DayFeedEntry(
+            record["date"], record["start"], record["updated"], record["content"], url
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DayFeedEntry:
+    """One day's report in a feed as recorded: no digest needed to write it again."""
+
+    date: str  # the report date
+    start: str  # when its window started (RFC 3339): the feed's order
+    updated: str  # RFC 3339
+    content: str  # the summary as an HTML fragment
+    url: str
+
+
+def feed_record(digest: Digest) -> dict[str, str]:
+    """What a feed needs of a day's digest, as the site's manifest keeps it."""
+    return {
+        "date": title_date(digest.window),
+        "start": iso(digest.window.start) or "",
+        "updated": _updated(digest),
+        "content": summary_html(digest),
+    }
+
+
+def _entry(entry: FeedEntry | DayFeedEntry) -> DayFeedEntry:
+    if isinstance(entry, DayFeedEntry):
+        return entry
+    return FeedEntry.of(feed_record(entry.digest), entry.url)
+
 
 def summary_html(digest: Digest) -> str:
     """The summary section as the report page shows it: an HTML fragment whose only links are
@@ -44,23 +78,25 @@ class AtomEntry:
 
 
 def render_feed(
-    repo: str, name: str, lang: Lang, feed_url: str, home_url: str, entries: Sequence[FeedEntry]
+    repo: str,
+    name: str,
+    lang: Lang,
+    feed_url: str,
+    home_url: str,
+    entries: Sequence[FeedEntry | DayFeedEntry],
 ) -> str:
     """The Atom document, newest entry first; its times come from the data, not the clock."""
-    ordered = sorted(entries, key=lambda e: e.digest.window.start, reverse=True)
-    atom = []
-    for entry in ordered:
-        digest = entry.digest
-        date = title_date(digest.window)
-        atom.append(
-            AtomEntry(
-                f"urn:vllm-report:{repo.lower()}:{date}:{lang}",
-                report_title(name, date, lang),
-                _updated(digest),
-                entry.url,
-                summary_html(digest),
-            )
+    ordered = sorted(map(_entry, entries), key=lambda e: e.start, reverse=True)
+    atom = [
+        AtomEntry(
+            f"urn:vllm-report:{repo.lower()}:{entry.date}:{lang}",
+            report_title(name, entry.date, lang),
+            entry.updated,
+            entry.url,
+            entry.content,
         )
+        for entry in ordered
+    ]
     feed_id = f"urn:vllm-report:{repo.lower()}:{lang}"
     title = site_t("site.feed_title", lang, name=name)
     return render_atom(feed_id, title, lang, feed_url, home_url, atom)

@@ -27,11 +27,14 @@ class Output:
         self.tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(parents=True)
-        self.previous, self.previous_days = self._read_manifest()
+        self.previous, self.previous_days, self.previous_repos = self._read_manifest()
         self.hashes: dict[str, str] = {}
         self.days: dict[str, DayRecord] = {}
+        self.repos: dict[str, DayRecord] = {}  # per repository: the mirror the build read
         self.rendered = 0
         self.reused = 0
+        self.pages: set[str] = set()  # the HTML pages of the new site
+        self.pages_changed = False  # whether one differs from the previous site's
 
     def _recover(self) -> None:
         """Finish or undo what an interrupted build left: stray temporaries, a site set aside."""
@@ -45,19 +48,20 @@ class Output:
             else:
                 shutil.rmtree(old, ignore_errors=True)
 
-    def _read_manifest(self) -> tuple[dict[str, str], dict[str, DayRecord]]:
+    def _read_manifest(
+        self,
+    ) -> tuple[dict[str, str], dict[str, DayRecord], dict[str, DayRecord]]:
         try:
             data = json.loads((self.out / MANIFEST).read_text("utf-8"))
         except (OSError, ValueError):
-            return {}, {}
+            return {}, {}, {}
         if not isinstance(data, dict) or data.get("version") != _VERSION:
-            return {}, {}
-        pages, days = data.get("pages"), data.get("days")
+            return {}, {}, {}
+        pages = data.get("pages")
         return (
             {str(k): str(v) for k, v in pages.items()} if isinstance(pages, dict) else {},
-            {str(k): v for k, v in days.items() if isinstance(v, dict)}
-            if isinstance(days, dict)
-            else {},
+            _records(data.get("days")),
+            _records(data.get("repos")),
         )
 
     def record_day(self, key: str, record: DayRecord) -> None:
@@ -74,6 +78,7 @@ class Output:
         target = self.tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+        self.pages.add(path)
         self.hashes[path] = digest_hash
         self.reused += 1
         return True
@@ -84,6 +89,11 @@ class Output:
         target.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8") if isinstance(content, str) else content
         target.write_bytes(data)
+        if path.endswith(".html"):
+            self.pages.add(path)
+            if not self.pages_changed:
+                before = self.out / path
+                self.pages_changed = not before.is_file() or before.read_bytes() != data
         if digest_hash is not None:
             self.hashes[path] = digest_hash
             self.rendered += 1
@@ -95,12 +105,29 @@ class Output:
         """Carry a page of the previous site over unchanged (its day cannot be rebuilt now)."""
         self.unchanged(path, self.previous[path])
 
+    def keep_previous_tree(self, folder: str) -> bool:
+        """Carry ``folder`` of the previous site over when no HTML page changed (it is made
+        from the pages alone, as the search index is); whether it did."""
+        source = self.out / folder
+        if self.pages_changed or not source.is_dir():
+            return False
+        before = {
+            str(p.relative_to(self.out))
+            for p in self.out.rglob("*.html")
+            if p.relative_to(self.out).parts[0] != folder
+        }
+        if before != self.pages:
+            return False
+        shutil.copytree(source, self.tmp / folder)
+        return True
+
     def commit(self) -> None:
         """Write the manifest and swap the new site in place of the old one."""
         manifest = {
             "version": _VERSION,
             "pages": dict(sorted(self.hashes.items())),
             "days": dict(sorted(self.days.items())),
+            "repos": dict(sorted(self.repos.items())),
         }
         self.write(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}")
@@ -111,3 +138,9 @@ class Output:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _records(raw: object) -> dict[str, DayRecord]:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): v for k, v in raw.items() if isinstance(v, dict)}

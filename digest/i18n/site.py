@@ -30,6 +30,28 @@ SITE: Mapping[str, tuple[str, str]] = {
     "site.pending": ("待生成", "pending"),
     "site.pending_open": ("窗口尚未结束（{end} 结束）", "the window is still open (it ends {end})"),
     "site.pending_reason": ("尚未生成：{reason}", "not built yet: {reason}"),
+    "site.failed.rate_limited": (
+        "GitHub 的速率限制已用尽（{reset} 重置），下次构建时生成",
+        "GitHub's rate limit is used up (it resets {reset}); the next build makes it",
+    ),
+    "site.failed.rate_limited_unknown": (
+        "GitHub 的速率限制已用尽，下次构建时生成",
+        "GitHub's rate limit is used up; the next build makes it",
+    ),
+    "site.failed.unreachable": (
+        "暂时无法连接 GitHub，下次构建时生成",
+        "GitHub could not be reached; the next build makes it",
+    ),
+    "site.failed.search": (
+        "GitHub 搜索拒绝了此仓库的查询（{status}）",
+        "GitHub's search refused this repository's query ({status})",
+    ),
+    "site.failed.not_found": (
+        "GitHub 上找不到此仓库",
+        "the repository is not on GitHub",
+    ),
+    "site.failed.refused": ("此仓库不在允许列表中", "the repository is not allowed"),
+    "site.failed.other": ("生成失败（{error}）", "the report could not be built ({error})"),
     "site.latest": ("最新报告", "Latest report"),
     "site.no_days": ("还没有报告。", "No reports yet."),
     "site.provenance": ("来源", "Provenance"),
@@ -81,6 +103,11 @@ SITE: Mapping[str, tuple[str, str]] = {
     "chart.topic_summary": (
         "{days} 天内共 {n} 条相关条目。",
         "{n} items over {days} days.",
+    ),
+    "chart.topic_title_months": ("{topic}：每月条目", "{topic}: items per month"),
+    "chart.topic_summary_months": (
+        "{months} 个月内共 {n} 条相关条目。",
+        "{n} items over {months} months.",
     ),
 }
 

@@ -3,7 +3,7 @@
 Jinja2 renders them with autoescape on, so every string from GitHub is escaped; links go only to
 http(s) URLs (``safe_url``), and an address in text is shown as ``<code>``, never linked
 (``digest.render.unlinked``); the only markup not escaped is the SVG of a chart, which
-``digest.render.charts`` draws from counts and fixed labels (matplotlib escapes its text).
+``digest.render.charts`` writes from counts and fixed labels, every label escaped.
 Every page carries a Content-Security-Policy: report and index pages run no script at all; the
 search page runs only the site's own files.
 """
@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from digest.analysis.types import LIST_KEYS
 from digest.i18n import count_label, counts_line, digest_title, fallbacks_text, lang_tag, other, t
@@ -178,13 +178,9 @@ def _env() -> Environment:
         count_keys=LIST_KEYS,
         html_lang=lang_tag,
         other=other,
-        is_item=lambda span: isinstance(span, ItemRef),
-        is_user=lambda span: isinstance(span, UserRef),
-        is_link=lambda span: isinstance(span, Link),
-        is_text=lambda span: isinstance(span, Text),
     )
+    env.globals["render_spans"] = render_spans
     env.filters["slug"] = anchor
-    env.filters["unlinked"] = unlinked
     return env
 
 
@@ -302,6 +298,35 @@ def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
         .get_template("index.html")
         .render(repos=tuple(repos), nav=nav, lang=nav.lang, csp=CSP_STATIC)
     )
+
+
+def _link(url: str, label: str) -> str:
+    target = safe_url(url)
+    if target is None:
+        return str(escape(label))
+    return f'<a href="{escape(target)}" rel="noopener">{escape(label)}</a>'
+
+
+_STYLES = {"bold": "strong", "italic": "em", "code": "code"}
+
+
+def render_spans(spans: Sequence[Inline]) -> Markup:
+    """Inline spans as HTML, every string escaped and only http(s) links made (the report's
+    text is most of a page: written here, not by a template macro per span)."""
+    out: list[str] = []
+    for span in unlinked(spans):
+        if isinstance(span, ItemRef):
+            label = f"#{span.number}" + (f" {span.title}" if span.title else "")
+            out.append(_link(span.url, label))
+        elif isinstance(span, UserRef):
+            out.append(_link(span.url, f"@{span.login}"))
+        elif isinstance(span, Link):
+            out.append(_link(span.url, span.text or span.url))
+        elif isinstance(span, Text):
+            tag = _STYLES.get(span.style)
+            text = escape(span.text)
+            out.append(f"<{tag}>{text}</{tag}>" if tag else str(text))
+    return Markup("".join(out))  # every part escaped above
 
 
 def render_blocks(blocks: Sequence[Block]) -> str:

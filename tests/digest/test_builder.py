@@ -175,3 +175,29 @@ async def test_builds_beyond_the_process_cap_wait_their_turn(
         await store.close()
     assert len(built) == 6 and builder.builds == 6
     assert peak[0] == 2 and slots.peak == 2
+
+
+async def test_the_same_window_in_another_language_is_analysed_once() -> None:
+    """A day's digest in Chinese, then in English, over the same mirror: one analysis, two
+    digests that count the same; new data in the window is analysed again."""
+    data = generate(days=3, now=DEFAULT_NOW, seed=2)
+    store = SQLiteStore(":memory:")
+    await store.upsert_items([item_from_api(r, REPO) for r in data.issues])
+    await store.upsert_comments([comment_from_api(r, REPO) for r in data.comments])
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: data.now
+    )
+    window = Window(*data.day(1), "UTC", "day")
+    try:
+        zh = await builder.build(DigestRequest(REPO, window, "zh", "template", ()))
+        en = await builder.build(DigestRequest(REPO, window, "en", "template", ()))
+        assert (builder.builds, builder.analyses) == (2, 1)
+        assert zh.counts == en.counts and zh.sections != en.sections
+        row = dict(data.issues[0], number=999_999, title="New in the window")
+        row["created_at"] = (window.start + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        await store.upsert_items([item_from_api(row, REPO)])
+        again = await builder.build(DigestRequest(REPO, window, "en", "template", ()))
+        assert builder.analyses == 2
+        assert again.counts != en.counts
+    finally:
+        await store.close()

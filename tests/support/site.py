@@ -35,12 +35,16 @@ async def build_site(
     clock: Clock | None = None,
     site_url: str | None = None,
     search: bool = True,
+    renamed_to: str | None = None,
 ) -> SiteReport:
-    """Build the site of the sample repository (plus ``issues``) into ``out``."""
+    """Build the site of the sample repository (plus ``issues``) into ``out``; with
+    ``renamed_to``, GitHub knows the repository by that name now (its old one answers 301)."""
     now = clock or Clock(NOW)
     data = sample()
     async with FakeGitHub(clock=now) as github:
         github.add_repo(REPO, issues=[*data["issues"], *issues], comments=data["comments"])
+        if renamed_to is not None:
+            github.rename(REPO, renamed_to)
         settings = Settings(
             github=GitHubSettings(api_url=github.url),
             db=str(db),

@@ -11,8 +11,10 @@ from xml.etree import ElementTree as ET
 
 from bot.site.archive import ArchiveDay, ArchiveIndex, ArchiveWriter, SiteTopic, archive_day
 from bot.site.output import Output
+from bot.site.routes import Routes
 from digest.models import Counts, Lang
 from digest.render.archive import TopicItem
+from digest.render.charts import label_lang
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 BASE = "vllm-project/vllm"
@@ -20,10 +22,10 @@ FIRST, LAST = date(2025, 11, 20), date(2026, 2, 10)  # four months over two year
 ROCM = SiteTopic("rocm", {Lang.ZH: "AMD/ROCm 生态相关动态", Lang.EN: "AMD/ROCm ecosystem"})
 
 
-def _span() -> list[ArchiveDay]:
+def _span(first: date = FIRST) -> list[ArchiveDay]:
     days = []
-    for n in range((LAST - FIRST).days + 1):
-        when = FIRST + timedelta(days=n)
+    for n in range((LAST - first).days + 1):
+        when = first + timedelta(days=n)
         items = (
             TopicItem(1000 + n, f"ROCm fix {n}", f"https://github.com/{BASE}/pull/{1000 + n}"),
         )
@@ -41,7 +43,9 @@ def _span() -> list[ArchiveDay]:
     return days
 
 
-def _write(tmp_path: Path, site_url: str | None = None) -> tuple[Path, ArchiveIndex]:
+def _write(
+    tmp_path: Path, site_url: str | None = None, first: date = FIRST
+) -> tuple[Path, ArchiveIndex]:
     output = Output(tmp_path / "site")
     writer = ArchiveWriter(
         output,
@@ -49,9 +53,9 @@ def _write(tmp_path: Path, site_url: str | None = None) -> tuple[Path, ArchiveIn
         name="vLLM",
         repo_url="https://github.com/vllm-project/vllm",
         langs=(Lang.ZH, Lang.EN),
-        site_url=site_url,
+        routes=Routes(site_url),
     )
-    index = writer.write(_span(), (ROCM,))
+    index = writer.write(_span(first), (ROCM,))
     output.commit()
     return tmp_path / "site", index
 
@@ -177,3 +181,41 @@ def test_a_day_is_read_back_from_its_record() -> None:
     assert day.topics == {"rocm": (TopicItem(7, "t", "https://github.com/o/r/pull/7"),)}
     old = archive_day(date(2026, 1, 2), (Lang.ZH,), {"summary": "旧摘要。"}, "")
     assert old.counts is None and old.summaries == {"": "旧摘要。"} and old.topics == {}
+
+
+def _chart_labels(page: Path) -> list[str]:
+    """The first column of the chart's data table: one row per day or month charted."""
+    text = page.read_text("utf-8")
+    table = text[text.index('class="chart-data"') :]
+    return re.findall(r'<tr><th scope="row">([^<]+)</th>', table)
+
+
+def test_topic_chart_covers_the_whole_history(tmp_path: Path) -> None:
+    """Over 83 days the topic's chart has a bar per day, all of them (not the last 30)."""
+    site, _ = _write(tmp_path)
+    labels = _chart_labels(site / BASE / "topics" / "rocm" / "en" / "index.html")
+    assert len(labels) == 83 and labels[0] == "11-20" and labels[-1] == "02-10"
+
+
+def test_a_long_topic_history_is_charted_by_month_and_its_feed_is_bounded(
+    tmp_path: Path,
+) -> None:
+    """Over 255 days the topic's chart has a bar per month, each the month's items; the feed
+    carries the newest 60 days that cited the topic."""
+    site, _ = _write(tmp_path, first=date(2025, 6, 1))
+    page = site / BASE / "topics" / "rocm" / "en" / "index.html"
+    labels = _chart_labels(page)
+    assert labels == [f"2025-{m:02d}" for m in range(6, 13)] + ["2026-01", "2026-02"]
+    text = page.read_text("utf-8")
+    assert "items per month" in text and "85 items over 9 months." in text
+    june = text[text.index('<th scope="row">2025-06</th>') :]
+    assert june.startswith('<th scope="row">2025-06</th><td>10</td>')  # days 0, 3, .., 27
+    zh = (site / BASE / "topics" / "rocm" / "zh" / "index.html").read_text("utf-8")
+    words = "9 个月内共 85 条相关条目。" if label_lang(Lang.ZH) == Lang.ZH else "85 items over 9"
+    assert words in zh
+    feed = ET.parse(site / BASE / "topics" / "rocm" / "feed.en.xml").getroot()
+    entries = feed.findall(f"{ATOM}entry")
+    assert len(entries) == 60
+    assert (
+        entries[0].findtext(f"{ATOM}id", "").endswith(":2026-02-08:en")
+    )  # every third day from June 1st

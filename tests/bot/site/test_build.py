@@ -8,6 +8,8 @@ import re
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.site.build import report_days
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.clock import Clock
@@ -128,7 +130,8 @@ async def test_sync_failure_keeps_published_days(tmp_path: Path) -> None:
     assert (out / REPO_DIR / "2026-01-31" / "zh" / "index.html").is_file()  # kept
     assert not (out / REPO_DIR / "2026-02-01").exists()  # not invented
     index = (out / REPO_DIR / "index.html").read_text("utf-8")
-    assert "rate limit" in index.lower()
+    assert "GitHub 的速率限制已用尽" in index  # the site's words, in its first language
+    assert "try again" not in index.lower()
     assert report.pending == 2  # the day that failed and the day in progress
 
 
@@ -174,3 +177,94 @@ async def test_rebuild_with_languages_given_as_strings_renders_nothing(tmp_path:
     first = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
     again = await build_site(site, db, days=1, langs=("zh", "en"), clock=clock, search=False)
     assert first.rendered == 2 and again.rendered == 0 and again.reused == 2
+
+
+async def test_rebuild_asks_only_for_the_days_new_data_touches(tmp_path: Path) -> None:
+    """An unchanged rebuild asks for no digest and renders no page; a new day asks for itself
+    and the neighbour whose "next day" link appeared; an old day's issue closed since
+    re-digests the day that shows it (with its later fate), never the days around it."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    opened = NOW - timedelta(days=2, minutes=30)  # in 2026-01-30's window (Shanghai 11:21 cut)
+    old = issue_row(REPO_DIR, 99002, created=opened, title="A late report")
+    first = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
+    assert first.digests == 10  # 01-27 .. 01-31 in two languages
+    page = out / REPO_DIR / "2026-01-30" / "en" / "index.html"
+    assert "A late report" in page.read_text("utf-8")
+    again = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
+    assert (again.digests, again.rendered, again.reused) == (0, 0, 10)
+    clock.advance(timedelta(days=1))
+    later = await build_site(out, db, clock=clock, days=5, issues=[old], search=False)
+    assert later.digests == 4  # the new day 02-01 and 01-31, its neighbour
+    assert later.rendered == 4 and (out / REPO_DIR / "2026-02-01" / "zh" / "index.html").is_file()
+    clock.advance(timedelta(days=1))
+    edited = NOW + timedelta(days=7)  # after the sample's newest update: the sync fetches it
+    closed = issue_row(
+        REPO_DIR, 99002, created=opened, closed=clock(), updated=edited, title="A late report"
+    )
+    touched = await build_site(out, db, clock=clock, days=5, issues=[closed], search=False)
+    # 01-30, which shows the issue, 01-31 and 02-01, which show items of the sample closed
+    # since, and the new day 02-02; 01-29 is taken as it was
+    assert touched.digests == 8
+    assert "closed" in page.read_text("utf-8").split("A late report", 1)[1][:200].lower()
+    assert touched.reused >= 6
+
+
+async def test_search_index_is_kept_when_no_page_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pagefind runs again only when a page changed: an unchanged rebuild keeps its index."""
+    import bot.site.build as build
+
+    runs: list[Path] = []
+    real = build.index_site
+
+    async def counted(site: Path) -> bool:
+        runs.append(site)
+        return await real(site)
+
+    monkeypatch.setattr(build, "index_site", counted)
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_site(out, db, clock=clock)
+    entry = (out / "pagefind" / "pagefind-entry.json").read_bytes()
+    again = await build_site(out, db, clock=clock)
+    assert len(runs) == 1 and again.searchable
+    assert (out / "pagefind" / "pagefind-entry.json").read_bytes() == entry
+    clock.advance(timedelta(days=1))
+    await build_site(out, db, clock=clock)
+    assert len(runs) == 2  # a new day's pages are indexed
+
+
+async def test_repository_feed_carries_the_newest_days_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repository's feed is bounded: with room for two days, the newest two of three."""
+    import bot.site.build as build
+
+    monkeypatch.setattr(build, "FEED_DAYS", 2)
+    await build_site(tmp_path / "site", tmp_path / "m.db", search=False)
+    feed = (tmp_path / "site" / REPO_DIR / "feed.en.xml").read_text("utf-8")
+    ids = re.findall(r"<id>urn:vllm-report:vllm-project/vllm:(\d{4}-\d\d-\d\d):en</id>", feed)
+    assert ids == ["2026-01-31", "2026-01-30"]
+
+
+async def test_a_renamed_repository_moves_with_its_old_days(tmp_path: Path) -> None:
+    """Built, then renamed on GitHub: the next build puts every day, the ones published under
+    the old name included, under the new name, and the site's index names it."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_site(out, db, clock=clock, search=False)
+    clock.advance(timedelta(days=1))
+    new = "vllm-project/vllm-next"
+    report = await build_site(out, db, clock=clock, search=False, days=1, renamed_to=new)
+    for day in (*DAYS, "2026-02-01"):
+        page = out / new / day / "en" / "index.html"
+        assert page.is_file(), day
+        assert f"https://github.com/{new}" in page.read_text("utf-8")
+    assert not (out / REPO_DIR).exists()
+    site_index = (out / "index.html").read_text("utf-8")
+    assert f'href="{new}/"' in site_index and f'href="{REPO_DIR}/"' not in site_index
+    month = (out / new / "2026" / "01" / "en" / "index.html").read_text("utf-8")
+    assert 'href="../../../2026-01-29/en/"' in month
+    assert report.pending == 1

@@ -20,7 +20,7 @@ ZH_QUOTE_SHARE = 0.3  # Han characters a comment needs for the zh report to quot
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _PUSHBACK = re.compile(
     r"\b(?:i\s+(?:do\s*n[o']t|don't|dont)\s+think|disagree|not\s+sure|not\s+convinced|"
-    r"concern(?:ed|s)?|instead|rather\s+than|i'?d\s+rather|should\s*n[o']t|shouldn't|"
+    r"concern(?:ed|s)?|instead(?!\s+of\s+\w+ing)|rather\s+than|i'?d\s+rather|should\s*n[o']t|shouldn't|"
     r"won't\s+work|doesn't\s+(?:work|make\s+sense)|however|on\s+the\s+other\s+hand|"
     r"alternative(?:ly)?|push\s*back|-1\b|nack|prefer|why\s+not|not\s+the\s+right)"
     r"|不同意|反对|不建议|不应该|有顾虑|担心|而不是|换一种",

@@ -19,7 +19,11 @@ def trends_section(ctx: Context) -> tuple[Block, ...]:
     if not ctx.analysis.trends:
         return (Paragraph(say("trends.empty", lang)),)
     entries: list[Spans] = []
+    named: set[str] = set()
     for trend in ctx.analysis.trends:
+        if ctx.term_name(trend.term) in named:
+            continue  # two names of one theme in this language (MI300X, ROCm: AMD ROCm 平台)
+        named.add(ctx.term_name(trend.term))
         refs: list[Spans] = [
             (ctx.item(item, REF_TITLE_LIMIT),) for item in trend.items[:TREND_REFS]
         ]

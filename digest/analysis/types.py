@@ -138,6 +138,8 @@ class Analysis:
     activity: Activity
     followups: tuple[FollowUp, ...] = ()
     organisations: tuple[Organisation, ...] = ()  # the affiliation map
+    # login -> the company of their GitHub profile, for the people the report names
+    companies: Mapping[str, str] = field(default_factory=dict)
     glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries
     # PR number -> the numbers of its siblings (two versions of one change) among ``items``
     siblings: Mapping[int, tuple[int, ...]] = field(default_factory=dict)

@@ -171,6 +171,10 @@ PHRASES: Mapping[str, tuple[str, str]] = {
     "topic.org_suffix": ("含 {s} 后缀", "the {s} suffix"),
     "topic.org_prefix": ("以 {s} 开头", "the {s} prefix"),
     "topic.org_listed": ("{n} 个列出的账号", "{n} listed accounts"),
+    "topic.org_profile": (
+        "；{n} 位按 GitHub 资料中的公司识别",
+        "; {n} by the company on their GitHub profile",
+    ),
     "topic.merged": ("{n} 个 PR 已合并", "{n} merged"),
     "topic.closed": ("{n} 条已关闭", "{n} closed"),
     "topic.open": ("{n} 条仍在进行中", "{n} still open"),

@@ -13,6 +13,8 @@ API::
     from tests.support.vllm_days import DAYS, day_analysis, day_data
 
     DAYS                 the two days' labels ("2026-01-20", "2026-01-21")
+    rows()               (issue rows, comment rows, review-comment rows) of both days
+    window(label)        the Window of day ``label`` (Asia/Shanghai)
     day_data(label)      WindowData of that day (every row of both days, its comments)
     day_analysis(label)  Analysis of that day with the default rocm topic, the configured
                          organisation map, glossary and the profiles' companies
@@ -417,16 +419,26 @@ def _rows() -> _Rows:
     return rows
 
 
+def rows() -> tuple[list[Row], list[Row], list[Row]]:
+    """Issue, comment and review-comment rows of both days, for a fake GitHub."""
+    written = _rows()
+    return written.issues, written.comments, written.reviews
+
+
+def window(label: str) -> Window:
+    """Day ``label`` in Asia/Shanghai."""
+    return Window(_START[label], _START[label] + timedelta(days=1), "Asia/Shanghai", label)
+
+
 def day_data(label: str) -> WindowData:
     """The window of day ``label`` over the rows of both days."""
-    rows = _rows()
-    start = _START[label]
-    window = Window(start, start + timedelta(days=1), "Asia/Shanghai", label)
-    items = tuple(item_from_api(row, REPO) for row in rows.issues)
-    comments = tuple(comment_from_api(row, REPO) for row in rows.comments) + tuple(
-        review_comment_from_api(row, REPO) for row in rows.reviews
+    issues, talk, reviews = rows()
+    day = window(label)
+    items = tuple(item_from_api(row, REPO) for row in issues)
+    comments = tuple(comment_from_api(row, REPO) for row in talk) + tuple(
+        review_comment_from_api(row, REPO) for row in reviews
     )
-    return WindowData(REPO, REPO_URL, window, items, comments, window.end)
+    return WindowData(REPO, REPO_URL, day, items, comments, day.end)
 
 
 def day_analysis(label: str) -> Analysis:

@@ -5,6 +5,8 @@ and roles and affiliations of the people the report names."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from digest.analysis.excerpts import whole
@@ -18,6 +20,7 @@ from tests.support.vllm_days import (
     ANSWERED,
     BOILERPLATE,
     DAYS,
+    PROFILES,
     SIBLINGS,
     TITLE_ONLY,
     day_analysis,
@@ -180,3 +183,25 @@ def test_people_named_in_hot_and_topic_have_roles_and_affiliations(day: str, lan
     hot = _text(_section(digest, "hot"))
     assert phrase("role.maintainer", lang) in hot and phrase("role.reporter", lang) in hot
     assert "AMD" in hot
+
+
+@pytest.mark.parametrize("day", DAYS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_profile_company_gives_an_affiliation_the_login_does_not(day: str, lang: str) -> None:
+    """gshtras's profile says "@AMD": the hot discussion calls him AMD, and the focus topic
+    counts his items as AMD's, saying how it knows."""
+    analysis = replace(day_analysis(day), companies=PROFILES)
+    digest = build_digest(analysis, lang)
+    refs = {
+        s.login: s
+        for sid in ("hot", "topic:rocm")
+        for s in iter_spans(_section(digest, sid).blocks)
+        if isinstance(s, UserRef)
+    }
+    assert refs["gshtras"].affiliation == "AMD" and refs["hongxiayang"].affiliation == "AMD"
+    assert refs["mgoin"].affiliation == "" and refs["ravi-kumar"].affiliation == ""
+    plain = build_digest(day_analysis(day), lang)
+    before = _text(_section(plain, "topic:rocm"))
+    after = _text(_section(digest, "topic:rocm"))
+    said = phrase("topic.org_profile", lang).split("{n}")[-1]
+    assert said not in before and said in after

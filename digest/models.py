@@ -209,7 +209,9 @@ class Text:
     """Plain text, possibly from GitHub (untrusted): renderers always escape it."""
 
     text: str
-    style: str = "plain"  # plain | bold | italic | code
+    # plain | bold | italic | code | original (the words of a comment the line summarises,
+    # GitHub's own: collapsed on the site, a short quoted tail in chat)
+    style: str = "plain"
 
 
 @dataclass(frozen=True, slots=True)

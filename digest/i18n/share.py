@@ -21,10 +21,11 @@ _SENTENCE = re.compile(r"[“\"]([^”\"]*[A-Za-z][^”\"]*)[”\"]")
 
 
 def prose(blocks: Iterable[Block]) -> str:
-    """The prose of ``blocks``: plain and emphasised text, without links and code."""
+    """The prose of ``blocks``: plain and emphasised text, without links, code and the
+    original words of comments (collapsed on the site, a quoted tail in chat)."""
     parts: list[str] = []
     for span in iter_spans(tuple(blocks)):
-        if isinstance(span, Text) and span.style != "code":
+        if isinstance(span, Text) and span.style not in ("code", "original"):
             parts.append(span.text)
         elif isinstance(span, ItemRef | UserRef):
             parts.append(" ")

@@ -304,9 +304,11 @@ def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
     )
 
 
-def render_blocks(blocks: Sequence[Block]) -> str:
-    """``blocks`` as an HTML fragment, as a report page shows them (a feed entry's content)."""
-    block = _env().get_template("macros.html").module.block  # type: ignore[attr-defined]
+def render_blocks(blocks: Sequence[Block], lang: Lang = Lang.EN) -> str:
+    """``blocks`` as an HTML fragment, as a report page in ``lang`` shows them (a feed
+    entry's content)."""
+    module = _env().get_template("macros.html").make_module({"lang": lang})
+    block = module.block  # type: ignore[attr-defined]
     return "\n".join(str(block(b)).strip() for b in blocks)
 
 

@@ -382,6 +382,11 @@ class FakeGitHub:
             return self._list_issues(request, repo)
         return 200, _repo_json(repo), {}
 
+    @property
+    def data_requests(self) -> list[RecordedRequest]:
+        """The requests made for the repository's data: all but profiles (``/users/``)."""
+        return [r for r in self.requests if not r.path.startswith("/users/")]
+
     def put_user(self, login: str, company: str | None = None, **fields: Any) -> None:
         """A profile ``GET /users/{login}`` answers, with GitHub's ``company`` field."""
         self.users[login.lower()] = {"login": login, "type": "User", "company": company, **fields}

@@ -205,3 +205,16 @@ def test_a_profile_company_gives_an_affiliation_the_login_does_not(day: str, lan
     after = _text(_section(digest, "topic:rocm"))
     said = phrase("topic.org_profile", lang).split("{n}")[-1]
     assert said not in before and said in after
+
+
+@pytest.mark.parametrize("day", DAYS)
+def test_a_comment_named_by_its_act_keeps_its_original_words(day: str) -> None:
+    """zh says what the maintainer's comment does (请求信息) and keeps the English words as
+    ``original``, outside the prose; en quotes them inline instead."""
+    zh = _section(_digest(day, "zh"), "hot")
+    kept = [s.text for s in iter_spans(zh.blocks) if isinstance(s, Text) and s.style == "original"]
+    assert any(words.startswith("Could you share the full launch command") for words in kept)
+    assert "Could you share" not in prose(zh.blocks) and phrase("act.ask_info", "zh") in _text(zh)
+    en = _section(_digest(day, "en"), "hot")
+    assert not [s for s in iter_spans(en.blocks) if isinstance(s, Text) and s.style == "original"]
+    assert "Could you share the full launch command" in _text(en)

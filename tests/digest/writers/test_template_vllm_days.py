@@ -218,3 +218,24 @@ def test_a_comment_named_by_its_act_keeps_its_original_words(day: str) -> None:
     en = _section(_digest(day, "en"), "hot")
     assert not [s for s in iter_spans(en.blocks) if isinstance(s, Text) and s.style == "original"]
     assert "Could you share the full launch command" in _text(en)
+
+
+@pytest.mark.parametrize("day", DAYS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_titles_are_shortened_after_their_first_mention_in_a_section(day: str, lang: str) -> None:
+    """Within a section the first link reads the whole title, later ones a short form."""
+    analysis = day_analysis(day)
+    titles = {item.number: item.title for item in analysis.items}
+    repeated = 0
+    for section in _digest(day, lang).sections:
+        seen: set[int] = set()
+        for span in iter_spans(section.blocks):
+            if not isinstance(span, ItemRef) or not span.title:
+                continue
+            if span.number in seen and section.id != "appendix":
+                repeated += 1
+                assert len(span.title) <= 30 and span.title != titles[span.number]
+            elif section.id not in ("trends",):  # trends cut every title to its width
+                assert span.title == titles[span.number], (section.id, span.number)
+            seen.add(span.number)
+    assert repeated

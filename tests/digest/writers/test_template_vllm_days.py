@@ -58,6 +58,8 @@ def test_every_zh_section_but_the_appendix_is_chinese_prose(day: str) -> None:
         if s.id != "appendix"
     }
     assert len(shares) >= 6 and min(shares.values()) >= FLOOR, shares
+    by_letters = [chinese_share(prose(s.blocks), names=False) for s in digest.sections]
+    assert min(by_letters) >= FLOOR  # also with every Latin letter weighed alike
     for section in digest.sections:
         assert english_quotes(prose(section.blocks)) == [], section.id
 

@@ -241,3 +241,31 @@ def test_titles_are_shortened_after_their_first_mention_in_a_section(day: str, l
                 assert span.title == titles[span.number], (section.id, span.number)
             seen.add(span.number)
     assert repeated
+
+
+@pytest.mark.parametrize("day", DAYS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_theme_has_an_interpretation_from_facts(day: str, lang: str) -> None:
+    """Each theme says how many of its items block users and are still open, and where."""
+    from digest.analysis.watch import watch_reason
+    from digest.models import ItemState
+
+    analysis = day_analysis(day)
+    entries = _section(_digest(day, lang), "trends").blocks[-1]
+    assert isinstance(entries, BulletList)
+    opening = "。解读：" if lang == "zh" else ". Reading: "
+    lines = ["".join(s.text for s in line if isinstance(s, Text)) for line in entries.items]
+    assert lines and all(opening in line for line in lines)
+    top = analysis.trends[0]
+    blockers = sum(
+        1 for i in top.items if watch_reason(i, ()) in {"blocker", "regression", "crash"}
+    )
+    still_open = sum(1 for i in top.items if i.state is ItemState.OPEN)
+    assert blockers and still_open
+    said = lines[0].split(opening, 1)[1]
+    if lang == "zh":
+        assert f"{blockers} 条为阻塞性问题" in said and f"{still_open} 条仍未解决" in said
+        assert "主要涉及" in said
+    else:
+        assert f"{blockers} blocker" in said and f"{still_open} still open" in said
+        assert "mostly in " in said

@@ -3,7 +3,8 @@
 A profile is fetched (``GET /users/{login}``) only for people a report names (hot discussions,
 the focus topic), kept in the mirror with the moment it was fetched, and fetched again once
 older than ``max_age``. A fetch is spare work: it is made only while the hourly budget is
-above the reserve (never without a token unless GitHub said that budget remains); otherwise
+above the reserve (never without a token unless GitHub said that budget remains, and then only
+from the upper half of the limit); otherwise
 the cached company, however old, or none, is used.
 """
 
@@ -23,6 +24,7 @@ from digest.github.reserve import DEFAULT_SHARE
 log = logging.getLogger(__name__)
 
 MAX_AGE = timedelta(days=30)
+ANONYMOUS_SHARE = 0.5  # without a token, half the hourly limit (60) stays for the data
 FETCH_LIMIT = 20  # profiles fetched for one report at most
 
 
@@ -47,10 +49,13 @@ class ProfileStore(Protocol):
 
 def spare_budget(client: GitHubClient, share: float = DEFAULT_SHARE) -> bool:
     """Whether a request that no report needs may be spent now: the hourly budget GitHub last
-    reported is above ``share`` of its limit; before any answer, only with a token."""
+    reported is above ``share`` of its limit (``ANONYMOUS_SHARE`` at least without a token);
+    before any answer, only with a token."""
     status = client.rate.get("core")
     if status is None or status.limit is None or status.remaining is None:
         return client.authenticated
+    if not client.authenticated:
+        share = max(share, ANONYMOUS_SHARE)
     return status.remaining >= max(1, math.ceil(status.limit * share))
 
 

@@ -92,7 +92,7 @@ def _digest_parser() -> argparse.ArgumentParser:
         help="the chat grammar: a window (default: today), `topic NAME [WINDOW]`, `help`",
     )
     parser.add_argument("--version", action=_VersionAction)
-    _common(parser)
+    _common(parser, several=True)
     parser.add_argument("--format", choices=("md", "json"), default="md", help="output format")
     parser.add_argument(
         "--compact",
@@ -131,8 +131,8 @@ class _LangAction(argparse.Action):
 
 
 class _OneRepoAction(argparse.Action):
-    """Refuses a second ``--repo``: a report covers one repository, and the last one silently
-    winning would report something other than what was asked."""
+    """Refuses a second ``--repo`` where one repository is meant (a question): the last one
+    silently winning would answer something other than what was asked."""
 
     def __call__(
         self,
@@ -143,17 +143,31 @@ class _OneRepoAction(argparse.Action):
     ) -> None:
         earlier = getattr(namespace, self.dest, None)
         if earlier is not None and earlier != values:
-            parser.error(f"a report covers one repository: --repo {earlier} and --repo {values}")
+            parser.error(f"a question covers one repository: --repo {earlier} and --repo {values}")
         setattr(namespace, self.dest, values)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--repo",
-        metavar="OWNER/NAME",
-        action=_OneRepoAction,
-        help="repository (default from the config)",
-    )
+def _common(parser: argparse.ArgumentParser, *, several: bool = False) -> None:
+    """The options every command takes; with ``several``, ``--repo`` is repeatable (one
+    report over them all) and ``--scope`` names a configured scope."""
+    if several:
+        parser.add_argument(
+            "--repo",
+            metavar="OWNER/NAME",
+            action="append",
+            dest="repos",
+            help="repository (repeatable: one report over them all; default from the config)",
+        )
+        parser.add_argument(
+            "--scope", metavar="NAME", help="a scope of the configuration (its `scopes`)"
+        )
+    else:
+        parser.add_argument(
+            "--repo",
+            metavar="OWNER/NAME",
+            action=_OneRepoAction,
+            help="repository (default from the config)",
+        )
     parser.add_argument(
         "--lang",
         choices=[lang.value for lang in Lang],
@@ -359,14 +373,15 @@ async def _run_digest(
     async with _runtime(settings, config) as runtime:
         request = runtime.core.request(
             args.window,
-            repo=args.repo,
+            repos=tuple(args.repos or ()),
+            scope=args.scope,
             lang=args.lang,
             topics=tuple(args.topic) if args.topic else args.topics,
             writer=args.writer,
             timezone=args.tz,
             day_start=args.day_start,
         )
-        with _progress(err, f"Building the {request.repo} digest…"):
+        with _progress(err, f"Building the {', '.join(request.repos)} digest…"):
             digest = await runtime.core.build(request)
     if args.format == "json":  # written as it is made: a 30-day digest is megabytes
         from digest.render.json import write_json
@@ -513,6 +528,7 @@ def main(
         _logging(dargs.verbose, err)
         if _chat_words(dargs):  # a question in the chat grammar, as `ask` would take it
             dargs.question = dargs.words
+            dargs.repo = _one_repo(parser, dargs)
             _run(_run_ask(dargs, *_settings(dargs, err), out, err))
             return EXIT_OK
         _run(_run_digest(dargs, *_settings(dargs, err), out, err))
@@ -542,10 +558,19 @@ def _chat_words(args: argparse.Namespace) -> bool:
         word = args.words[0].lower()
         raise UsageError(f"`{word}` works in Slack and Discord, where it changes a channel")
     args.window, args.topics = command.window, command.topics
-    args.repo = args.repo or command.options.repo
+    if not args.repos and command.options.repo:
+        args.repos = [command.options.repo]
     args.lang = args.lang or command.options.lang
     args.writer = args.writer or command.writer
     return False
+
+
+def _one_repo(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The one repository a question names; several, or a scope, are a usage error."""
+    repos = args.repos or []
+    if len(repos) > 1 or args.scope:
+        parser.error("a question covers one repository: give one --repo and no --scope")
+    return repos[0] if repos else None
 
 
 def _failed(exc: Exception, err: TextIO) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -18,6 +19,7 @@ from pydantic import (
     SecretStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -26,6 +28,7 @@ from digest.github.allow_list import valid_pattern
 from digest.github.names import valid_repo
 from digest.github.reserve import DEFAULT_SHARE
 from digest.models import Lang, Organisation, Topic
+from digest.scope import Filters, Scope
 from digest.state.limiter import Rate
 from digest.windows import parse_day_start, zone
 
@@ -283,6 +286,66 @@ class RepoConfig(BaseModel):
     check_day_start = field_validator("day_start")(_time_of_day)
 
 
+class ExcludeConfig(BaseModel):
+    """What a scope leaves out: labels, authors (globs such as ``*[bot]``), every bot's item
+    and comment, titles (regular expressions such as ``^Bump ``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    labels: list[str] = []
+    authors: list[str] = []
+    bots: bool = False
+    titles: list[str] = []
+
+
+class IncludeConfig(BaseModel):
+    """What a scope keeps only: items carrying one of ``labels``."""
+
+    model_config = ConfigDict(extra="forbid")
+    labels: list[str] = []
+
+
+class ScopeConfig(BaseModel):
+    """One entry of ``scopes``: a report over several repositories, with its filters."""
+
+    model_config = ConfigDict(extra="forbid")
+    repos: list[str] = Field(min_length=1)
+    display_name: str | None = None
+    timezone: str | None = None  # default: the first repository's
+    day_start: str | None = None
+    topics: list[str] | None = None  # default: every topic of its repositories
+    include: IncludeConfig = Field(default_factory=IncludeConfig)
+    exclude: ExcludeConfig = Field(default_factory=ExcludeConfig)
+
+    check_timezone = field_validator("timezone")(_zone_name)
+    check_day_start = field_validator("day_start")(_time_of_day)
+
+    @field_validator("repos")
+    @classmethod
+    def _repo_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name.endswith("/*"):
+                raise ValueError(f"{name!r}: an owner's every repository is not supported yet")
+            if not valid_repo(name):
+                raise ValueError(f"{name!r} is not an owner/name repository")
+        lowered = [name.lower() for name in value]
+        if len(set(lowered)) != len(lowered):
+            raise ValueError("a repository is listed twice")
+        return value
+
+    def filters(self) -> Filters:
+        ex = self.exclude
+        try:
+            return Filters(
+                include_labels=tuple(self.include.labels),
+                exclude_labels=tuple(ex.labels),
+                exclude_authors=tuple(ex.authors),
+                exclude_bots=ex.bots,
+                exclude_titles=tuple(ex.titles),
+            )
+        except ValueError as exc:  # checked at load (``AppConfig``), so never raised later
+            raise ConfigError(str(exc)) from exc
+
+
 class SubscriptionConfig(BaseModel):
     """One entry of the configuration file's ``subscriptions``, seeded once into the store."""
 
@@ -317,6 +380,8 @@ class AppConfig(BaseModel):
     # extra glossary entries (an English term -> its Chinese name), over digest's own
     glossary: dict[str, str] = {}
     subscriptions: list[SubscriptionConfig] = []
+    # named reports over several repositories (``--scope NAME``, ``scope:NAME``)
+    scopes: dict[str, ScopeConfig] = {}
     limits: LimitsConfig = Field(default_factory=LimitsConfig)  # rate limits of chat work
 
     @field_validator("allowed_repos")
@@ -326,6 +391,30 @@ class AppConfig(BaseModel):
         if bad:
             raise ValueError(f"{bad[0]!r} is neither owner/name nor owner/*")
         return value
+
+    @field_validator("scopes")
+    @classmethod
+    def _scope_names(cls, value: dict[str, ScopeConfig]) -> dict[str, ScopeConfig]:
+        for name, conf in value.items():
+            if not _SCOPE_NAME.match(name):
+                raise ValueError(f"{name!r} is not a scope name (letters, digits, - and _)")
+            try:
+                conf.filters()
+            except ConfigError as exc:
+                raise ValueError(f"{name}: exclude.titles: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _scope_topics(self) -> AppConfig:
+        for name, conf in self.scopes.items():
+            unknown = [t for t in conf.topics or () if t.strip().lower() not in self.topics]
+            if unknown:
+                known = ", ".join(sorted(self.topics)) or "none"
+                raise ValueError(
+                    f"scope {name!r} names unknown topic {unknown[0]!r} "
+                    f"(configured topics: {known})"
+                )
+        return self
 
     @field_validator("default_repo")
     @classmethod
@@ -362,6 +451,42 @@ class AppConfig(BaseModel):
     def topics_for(self, repo: str) -> tuple[Topic, ...]:
         names = self.repo(repo).topics
         return tuple(self.topic(n) for n in (self.default_topics if names is None else names))
+
+    def scope(self, name: str) -> Scope:
+        """The configured scope ``name`` (any case); an unknown name is a ``ConfigError``."""
+        key = name.strip().lower()
+        found = next((n for n in self.scopes if n.lower() == key), None)
+        if found is None:
+            known = ", ".join(sorted(self.scopes)) or "none"
+            raise ConfigError(f"unknown scope {name!r} (configured scopes: {known})")
+        conf = self.scopes[found]
+        return Scope(
+            repos=tuple(conf.repos),
+            name=found,
+            timezone=conf.timezone,
+            day_start=conf.day_start,
+            topics=None if conf.topics is None else tuple(conf.topics),
+            filters=conf.filters(),
+        )
+
+    def scope_topics(self, scope: Scope) -> tuple[Topic, ...]:
+        """The focus topics of ``scope``: its own, else every topic of its repositories."""
+        if scope.topics is not None:
+            return tuple(self.topic(n) for n in scope.topics)
+        found = {t.name: t for repo in scope.repos for t in self.topics_for(repo)}
+        return tuple(found.values())
+
+    def scope_name(self, scope: Scope) -> str:
+        """How a report names ``scope``: its display name, its name, or its repositories'."""
+        conf = self.scopes.get(scope.name)
+        if conf is not None and conf.display_name:
+            return conf.display_name
+        if scope.name:
+            return scope.name
+        return " + ".join(self.display_name(repo) for repo in scope.repos)
+
+
+_SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from digest.i18n import t
 from digest.mirror.profiles import Profiles
 from digest.mirror.store import Completion, Store, Sync, SyncResult
 from digest.models import Comment, Digest, Item, Lang, Organisation, Topic, Window
+from digest.scope import Scope
 from digest.writers.base import Writer
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class DigestRequest:
-    """Everything that determines one digest."""
+    """Everything that determines one digest.
+
+    ``scope`` is the report's subject when it is more than ``repo`` alone (several
+    repositories, filters, a configured name); ``repo`` is then its first repository. Without
+    it the request is the one-element scope of ``repo``, and its key is what it always was.
+    """
 
     repo: str
     window: Window
@@ -33,16 +39,30 @@ class DigestRequest:
     config_fingerprint: str = ""
     organisations: tuple[Organisation, ...] = ()  # the affiliation map
     glossary: tuple[tuple[str, str], ...] = ()  # extra glossary entries (term, Chinese)
+    scope: Scope | None = None
+
+    @property
+    def subject(self) -> Scope:
+        """The scope the digest covers: ``scope``, else the one-element scope of ``repo``."""
+        return self.scope or Scope.one(self.repo)
+
+    @property
+    def repos(self) -> tuple[str, ...]:
+        return self.subject.repos
 
     @property
     def key(self) -> str:
         """A stable identity for caching and single-flight builds."""
         topics = ",".join(t.name for t in self.topics)
-        return (
+        key = (
             f"{self.repo.lower()}|{self.window.start.isoformat()}|{self.window.end.isoformat()}|"
             f"{self.window.timezone}|{self.window.label}|{self.lang}|{self.writer}|{topics}|"
             f"{self.config_fingerprint}"
         )
+        scope = self.scope
+        if scope is None or (scope.plain and not scope.name):
+            return key  # one repository: the key it always had
+        return f"{key}|scope:{scope.name}|{scope.key}"
 
 
 async def load_window(
@@ -106,6 +126,22 @@ async def _load(
     items = tuple(sorted(found.values(), key=lambda i: i.number))
     ordered = tuple(sorted(comments, key=lambda c: (c.created_at, c.id)))
     return WindowData(repo, repo_url, window, items, ordered, synced_at)
+
+
+# what a caller has synced for a request: nothing, its one repository's result, or one
+# result (or None) per repository of its scope, in the scope's order
+Synced = SyncResult | list[SyncResult | None] | tuple[SyncResult | None, ...] | None
+
+
+def aligned(synced: Synced, repos: Sequence[str]) -> tuple[SyncResult | None, ...]:
+    """``synced`` as one result (or None) per repository of ``repos``."""
+    if synced is None:
+        return (None,) * len(repos)
+    if not isinstance(synced, list | tuple):
+        return (synced, *(None,) * (len(repos) - 1))
+    if len(synced) != len(repos):
+        raise ValueError(f"{len(synced)} sync results for {len(repos)} repositories")
+    return tuple(synced)
 
 
 DEFAULT_BUILDS = 4
@@ -191,29 +227,26 @@ class DigestBuilder:
             return analysis
         return replace(analysis, companies=companies) if companies else analysis
 
-    async def build(self, request: DigestRequest, synced: SyncResult | None = None) -> Digest:
+    async def build(self, request: DigestRequest, synced: Synced = None) -> Digest:
         """Sync, analyse and write the digest that ``request`` describes.
 
         ``synced`` is the result of the sync its caller has just run for the request (the
-        service's); without it the builder runs its own sync, if it has one. At most
-        ``slots.limit`` builds run at once; the others wait their turn.
+        service's; one per repository of its scope); without it the builder runs its own
+        sync, if it has one. At most ``slots.limit`` builds run at once; the others wait
+        their turn.
         """
         async with self._slots.slot():
             return await self._build(request, synced)
 
-    async def _build(self, request: DigestRequest, synced: SyncResult | None) -> Digest:
-        writer = self._writers.get(request.writer)
-        if writer is None:
-            raise ConfigError(
-                f"writer {request.writer!r} is not available "
-                f"(available: {', '.join(self._writers) or 'none'})"
-            )
+    async def _repo_window(
+        self, repo: str, request: DigestRequest, synced: SyncResult | None
+    ) -> tuple[WindowData, list[str], bool]:
+        """One repository's window of ``request``, the notes of its sync and whether the
+        rate limit left it behind."""
         notes: list[str] = []
         behind = False
-        synced_at: datetime | None = None
-        covered: datetime | None = None
         if synced is None and self._sync is not None:
-            synced = await self._sync.ensure(request.repo, request.window)
+            synced = await self._sync.ensure(repo, request.window)
         if synced is not None:
             synced_at, covered = synced.synced_at, synced.covered_from
             notes.extend(note.text(request.lang) for note in synced.notes)
@@ -223,14 +256,41 @@ class DigestBuilder:
             if synced.completion is not None:
                 notes.append(completion_note(synced.completion, request.lang))
         else:
-            state = await self._store.get_sync_state(request.repo)
+            state = await self._store.get_sync_state(repo)
             synced_at, covered = state.synced_at, state.covered_since
         # a renamed repository: the sync says what it is called now, and the report says it too
-        repo = (synced.repo if synced is not None else None) or request.repo
+        repo = (synced.repo if synced is not None else None) or repo
         repo_url = f"{self._web_url}/{repo}"
         data = await load_window(
             self._store, repo, request.window, repo_url, synced_at, covered_from=covered
         )
+        return data, notes, behind
+
+    async def _build(self, request: DigestRequest, synced: Synced) -> Digest:
+        writer = self._writers.get(request.writer)
+        if writer is None:
+            raise ConfigError(
+                f"writer {request.writer!r} is not available "
+                f"(available: {', '.join(self._writers) or 'none'})"
+            )
+        scope = request.subject
+        given = aligned(synced, scope.repos)
+        found = await asyncio.gather(
+            *(self._repo_window(r, request, s) for r, s in zip(scope.repos, given, strict=True))
+        )
+        notes = [note for _data, said, _behind in found for note in said]
+        behind = any(late for _data, _said, late in found)
+        repos = tuple(data.repo for data, _said, _behind in found)
+        from digest.analysis.scoped import all_items, filtered, merged, per_repo, qualified
+
+        data = merged([data for data, _said, _behind in found], repos)
+        unfiltered = None
+        if not scope.filters.empty:
+            from digest.analysis.scoped import window_counts
+
+            unfiltered = window_counts(data)
+            data = filtered(data, scope.filters)
+        repo, repo_url, synced_at = data.repo, data.repo_url, data.synced_at
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
         from digest.analysis.fates import noted
 
@@ -246,12 +306,15 @@ class DigestBuilder:
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1
+        sections = written.sections
+        if data.several:
+            sections = qualified(sections, all_items(data))
         digest = Digest(
             repo=repo,
             window=request.window,
             lang=request.lang,
             counts=analysis.counts,
-            sections=noted(written.sections, data.later, request.window, request.lang),
+            sections=noted(sections, data.later, request.window, request.lang),
             generated_at=self._clock(),
             synced_at=synced_at,
             repo_url=repo_url,
@@ -261,11 +324,15 @@ class DigestBuilder:
             lists=analysis.lists.pairs(),
             later=data.later,
             behind=behind,
+            scope=scope.name,
+            repos=data.repos,
+            repo_counts=per_repo(analysis.lists, data.repos) if data.several else (),
+            unfiltered=unfiltered,
         )
         log.info(
             "digest.built",
             extra={
-                "repo": repo,
+                "repo": ",".join(repos),
                 "window_start": request.window.start.isoformat(),
                 "window_end": request.window.end.isoformat(),
                 "writer": request.writer,

@@ -58,7 +58,8 @@ def _span(span: Inline) -> Any:
     if isinstance(span, Text):
         return span.text if span.style == "plain" else [_TEXT, span.text, span.style]
     if isinstance(span, ItemRef):
-        return [_ITEM, span.number, span.url, span.title]
+        ref = [_ITEM, span.number, span.url, span.title]
+        return [*ref, span.repo] if span.repo else ref
     if isinstance(span, Pointer):
         raise CodecError("a digest holds no pointers")
     if isinstance(span, Link):
@@ -66,6 +67,24 @@ def _span(span: Inline) -> Any:
     if span.role or span.affiliation:
         return [_USER, span.login, span.url, span.role, span.affiliation]
     return [_USER, span.login, span.url]
+
+
+def _later(later: Later) -> list[Any]:
+    out = [later.number, later.event, to_micros(later.at), later.reason, later.is_pr]
+    return [*out, later.repo] if later.repo else out
+
+
+def _scope_fields(digest: Digest) -> dict[str, Any]:
+    """A scope's fields, only when the digest has them (a repository's digest is unchanged)."""
+    out: dict[str, Any] = {}
+    if digest.scope:
+        out["scope"] = digest.scope
+    if digest.repos:
+        out["repos"] = list(digest.repos)
+        out["repo_counts"] = [[repo, counts.as_dict()] for repo, counts in digest.repo_counts]
+    if digest.unfiltered is not None:
+        out["unfiltered"] = digest.unfiltered.as_dict()
+    return out
 
 
 def _block(block: Block) -> list[Any]:
@@ -140,8 +159,9 @@ def encode_digest(digest: Digest) -> str:
         },
         "notes": list(digest.notes),
         "lists": [[key, [_item(i) for i in items]] for key, items in digest.lists],
-        "later": [[f.number, f.event, to_micros(f.at), f.reason, f.is_pr] for f in digest.later],
+        "later": [_later(f) for f in digest.later],
         "behind": digest.behind,
+        **_scope_fields(digest),
     }
     return json.dumps(payload, separators=(",", ":"))
 
@@ -162,7 +182,7 @@ class _Reader:
             return text
         kind = data[0]
         if kind == _ITEM:
-            return ItemRef(data[1], data[2], data[3])
+            return ItemRef(data[1], data[2], data[3], data[4] if len(data) > 4 else "")
         if kind == _USER and len(data) > 3:
             return UserRef(data[1], data[2], data[3], data[4])
         if kind == _USER:
@@ -261,11 +281,15 @@ def decode_digest(text: str | bytes) -> Digest:
             notes=tuple(data["notes"]),
             lists=tuple((key, tuple(_read_item(i) for i in items)) for key, items in data["lists"]),
             later=tuple(
-                Later(number, event, from_micros(at), reason, is_pr)
-                for number, event, at, reason, is_pr in data.get("later", ())
+                Later(number, event, from_micros(at), reason, is_pr, *repo)
+                for number, event, at, reason, is_pr, *repo in data.get("later", ())
             ),
             schema_version=data["schema_version"],
             behind=bool(data.get("behind", False)),
+            scope=data.get("scope", ""),
+            repos=tuple(data.get("repos", ())),
+            repo_counts=tuple((r, Counts(**c)) for r, c in data.get("repo_counts", ())),
+            unfiltered=Counts(**data["unfiltered"]) if "unfiltered" in data else None,
         )
     except CodecError:
         raise

@@ -47,6 +47,18 @@ class ItemState(StrEnum):
     CLOSED = "closed"
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class ItemKey:
+    """An item's identity across repositories: its repository (``owner/name``, as the mirror
+    spells it) and its number."""
+
+    repo: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One issue or pull request, as mirrored from GitHub."""
@@ -70,6 +82,10 @@ class Item:
     draft: bool = False
     author_association: str = ""
     fixes: tuple[int, ...] = ()  # a PR's "Fixes #N" references to issues of its repository
+
+    @property
+    def key(self) -> ItemKey:
+        return ItemKey(self.repo, self.number)
 
     @property
     def is_pr(self) -> bool:
@@ -99,6 +115,11 @@ class Comment:
     path: str = ""
     in_reply_to_id: int | None = None
     author_association: str = ""  # OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
+
+    @property
+    def item_key(self) -> ItemKey:
+        """The key of the item this comment was posted on."""
+        return ItemKey(self.repo, self.item_number)
 
     @property
     def is_review(self) -> bool:
@@ -221,6 +242,12 @@ class ItemRef:
     number: int
     url: str
     title: str = ""  # when set, renderers show "#N title" as the link
+    repo: str = ""  # set in a scope of several repositories: renders "owner/name#N"
+
+    @property
+    def label(self) -> str:
+        """``#N``, or ``owner/name#N`` when the reference names its repository."""
+        return f"{self.repo}#{self.number}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +349,7 @@ class Later:
     at: datetime
     reason: str | None = None
     is_pr: bool = False
+    repo: str = ""  # set in a scope of several repositories, as on its ``ItemRef``
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,9 +388,33 @@ class Digest:
     later: tuple[Later, ...] = ()
     # built from a sync the rate limit stopped: a daily post of it is corrected once complete
     behind: bool = False
+    # a scope's digest: its name ("" when not named), its repositories when several (in
+    # report order; empty for one), each one's counts, and the counts before its filters
+    # (None when it has none); ``counts`` are then the totals after the filters
+    scope: str = ""
+    repos: tuple[str, ...] = ()
+    repo_counts: tuple[tuple[str, Counts], ...] = ()
+    unfiltered: Counts | None = None
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)
+
+    @property
+    def several(self) -> bool:
+        """Whether the digest covers several repositories (its items then name theirs)."""
+        return len(self.repos) > 1
+
+    @property
+    def sources(self) -> tuple[tuple[str, str], ...]:
+        """Each repository the digest covers, with its page: ``(owner/name, url)``."""
+        if not self.several:
+            return ((self.repo, self.repo_url),)
+        base = self.repo_url.removesuffix(self.repo)
+        return tuple((repo, f"{base}{repo}") for repo in self.repos)
+
+    def ref_repo(self, item: Item) -> str:
+        """The repository an ``ItemRef`` or ``Later`` of ``item`` names: "" in one repository."""
+        return item.repo if self.several else ""
 
     @property
     def shown_name(self) -> str:

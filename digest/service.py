@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from digest.builder import DigestRequest
+from digest.builder import DigestRequest, Synced
 from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
 from digest.errors import DigestError, RepoRefused, StateUnavailable
 from digest.mirror.store import Store, Sync, SyncResult, SyncState
@@ -60,7 +60,7 @@ class Builder(Protocol):
     """Builds a digest without caching (:class:`digest.builder.DigestBuilder`): over the mirror
     as ``synced`` left it, else after a sync of its own."""
 
-    async def build(self, request: DigestRequest, synced: SyncResult | None = None) -> Digest: ...
+    async def build(self, request: DigestRequest, synced: Synced = None) -> Digest: ...
 
 
 def data_version(state: SyncState) -> str:
@@ -219,25 +219,37 @@ class DigestService:
         if not task.cancelled():
             task.exception()  # retrieved here so an unawaited failure is never reported
 
+    async def _synced(
+        self, repo: str, request: DigestRequest
+    ) -> tuple[SyncResult | None, DigestError | None]:
+        """The sync of one repository of ``request`` before the cache is consulted, or the
+        error that stopped it (the mirror as it is may still have a cached digest)."""
+        if self._sync is None:
+            return None, None
+        try:
+            return await self._sync.ensure(repo, request.window), None
+        except (StateUnavailable, RepoRefused):  # a refused repository shows nothing cached
+            raise
+        except DigestError as exc:
+            log.warning("digest.sync_failed", extra={"repo": repo, "error": type(exc).__name__})
+            return None, exc
+
     async def _cached(self, request: DigestRequest) -> Digest:
-        sync_error: DigestError | None = None
-        synced: SyncResult | None = None
-        if self._sync is not None:
-            try:
-                synced = await self._sync.ensure(request.repo, request.window)
-            except (StateUnavailable, RepoRefused):  # a refused repository shows nothing cached
-                raise
-            except DigestError as exc:  # the mirror as it is may still have a cached digest
-                sync_error = exc
-                log.warning(
-                    "digest.sync_failed",
-                    extra={"repo": request.repo, "error": type(exc).__name__},
-                )
-        repo = (synced.repo if synced is not None else None) or request.repo  # after a rename
-        mirror = await self._store.get_sync_state(repo) if self._store else None
+        repos = request.repos
+        found = await asyncio.gather(*(self._synced(repo, request) for repo in repos))
+        results = tuple(result for result, _error in found)
+        sync_error = next((error for _result, error in found if error is not None), None)
+        versions: list[str] = []
+        moments: list[datetime | None] = []
+        for repo, result in zip(repos, results, strict=True):
+            repo = (result.repo if result is not None else None) or repo  # after a rename
+            mirror = await self._store.get_sync_state(repo) if self._store else None
+            versions.append(data_version(mirror) if mirror else "")
+            moments.append(mirror.synced_at if mirror else None)
+        synced: Synced = results[0] if len(results) == 1 else results
         writer = self._writer_names.get(request.writer, "")
-        key = cache_key(request, data_version(mirror) if mirror else "", writer)
-        synced_at = mirror.synced_at if mirror else None
+        key = cache_key(request, "#".join(versions) if self._store else "", writer)
+        synced_at = None if None in moments else min(m for m in moments if m is not None)
         closed = not request.window.ends_now and (
             synced_at is not None and request.window.end <= synced_at
         )

@@ -43,6 +43,7 @@ def test_digest_reads_no_environment() -> None:
 PIPELINE = (
     "models",
     "errors",
+    "scope",
     "state",
     "github",
     "windows",

@@ -1,9 +1,10 @@
 """Buttons on a digest's parent message: previous day, next day, other language, web page.
 
 A button carries everything its click needs (window spec, language, repository) and an HMAC
-of it, so a click works on any replica and after a restart, and a forged or edited value is
-refused. The value fits Discord's 100-character ``custom_id`` (Slack allows 2,000); a button
-whose value would not fit is left out.
+of it (a configured scope's digest names the scope, ``@serving``; one over several repositories
+named ad hoc lists them, ``a/b,c/d``), so a click works on any replica and after a restart, and
+a forged or edited value is refused. The value fits Discord's 100-character ``custom_id``
+(Slack allows 2,000); a button whose value would not fit is left out.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class ButtonSigner:
         return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()[:_SIG]
 
     def sign(self, spec: str, lang: Lang, repo: str) -> str | None:
-        """The value of a button asking for ``spec`` in ``lang`` of ``repo``; None if too long."""
+        """The value of a button asking for ``spec`` in ``lang`` of ``repo`` (or of a scope,
+        :func:`subject_of`); None if too long."""
         body = f"{PREFIX}|{spec}|{lang}|{repo}"
         value = f"{body}|{self._mac(body)}"
         return value if len(value) <= MAX_VALUE else None
@@ -73,11 +75,25 @@ class ButtonSigner:
         body, mac = "|".join(parts[:4]), parts[4]
         if not hmac.compare_digest(self._mac(body), mac):
             raise ButtonRefused(messages.BUTTON_FORGED)
-        _, spec, text, repo = parts[:4]
+        _, spec, text, subject = parts[:4]
         lang = Lang.parse(text)
-        if lang is None or not valid_repo(repo):
+        if lang is None:
             raise ButtonRefused(messages.BUTTON_FORGED)
-        return digest_command(spec, None, None, Options(repo=repo, lang=lang))
+        if subject.startswith("@"):
+            return digest_command(spec, None, None, Options(lang=lang, scope=subject[1:]))
+        repos = tuple(subject.split(","))
+        if not all(valid_repo(repo) for repo in repos):
+            raise ButtonRefused(messages.BUTTON_FORGED)
+        several = repos if len(repos) > 1 else ()
+        return digest_command(spec, None, None, Options(repo=repos[0], lang=lang, repos=several))
+
+
+def subject_of(digest: Digest) -> str:
+    """What a button of ``digest`` names: its repository, ``@scope`` for a configured scope,
+    or its repositories, ``a/b,c/d``."""
+    if digest.scope:
+        return f"@{digest.scope}"
+    return ",".join(digest.repos) if digest.several else digest.repo
 
 
 def _anchor(digest: Digest) -> date | None:
@@ -112,19 +128,20 @@ def digest_buttons(
     words = messages.button_words(digest.lang)
     other = i18n.other(digest.lang)
     found: list[Button] = []
+    subject = subject_of(digest)
     day = _anchor(digest)
     if day is not None:
         before, after = day - timedelta(days=1), day + timedelta(days=1)
-        if value := signer.sign(before.isoformat(), digest.lang, digest.repo):
+        if value := signer.sign(before.isoformat(), digest.lang, subject):
             found.append(Button("prev", words["prev"], value))
-        if value := signer.sign(after.isoformat(), digest.lang, digest.repo):
+        if value := signer.sign(after.isoformat(), digest.lang, subject):
             found.append(
                 Button(
                     "next", words["next"], value, disabled=_future(after, digest, now, day_start)
                 )
             )
     spec = digest.window.label if digest.window.label else (day.isoformat() if day else "")
-    if spec and (value := signer.sign(spec, other, digest.repo)):
+    if spec and (value := signer.sign(spec, other, subject)):
         found.append(Button("lang", words["lang"], value))
     if page_url:
         found.append(Button("web", words["web"], url=page_url))
@@ -150,6 +167,8 @@ class DigestButtons:
     def __call__(self, digest: Digest) -> tuple[Button, ...]:
         page = self._page_url(digest) if self._page_url is not None else None
         day_start = self._config.repo(digest.repo).day_start
+        if digest.scope and digest.scope in self._config.scopes:
+            day_start = self._config.scopes[digest.scope].day_start or day_start
         return digest_buttons(
             digest, self.signer, now=self._clock(), day_start=day_start, page_url=page
         )

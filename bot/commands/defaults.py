@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Literal
 
-from bot.commands.grammar import AskCommand, DigestCommand, Options
+from bot.commands.grammar import AskCommand, DigestCommand
 from digest.models import Lang
 from digest.state.base import SharedState
 
@@ -181,7 +181,7 @@ class Resolver:
             return command
         channel, workspace = await self.scopes(caller)
         found = channel.over(workspace)
-        options = Options(opts.repo or found.repo, opts.lang or found.lang, opts.private)
+        options = replace(opts, repo=opts.repo or found.repo, lang=opts.lang or found.lang)
         return replace(command, options=options)
 
     async def digest(self, command: DigestCommand, caller: Caller) -> DigestCommand:
@@ -190,6 +190,6 @@ class Resolver:
         if opts.lang and opts.repo and command.topics is not None:
             return command
         found = (await self.resolve(caller)).defaults
-        options = Options(opts.repo or found.repo, opts.lang or found.lang, opts.private)
+        options = replace(opts, repo=opts.repo or found.repo, lang=opts.lang or found.lang)
         topics = command.topics if command.topics is not None else found.topics
         return replace(command, options=options, topics=topics)

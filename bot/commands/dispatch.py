@@ -155,7 +155,8 @@ class DigestBuild(_Build):
         try:
             request = self.core.request_for(command)
             with interactive():  # the existence check spends within the reserve
-                await _admit(self.core, request.repo)
+                for repo in request.repos:  # each repository of a scope, as one alone
+                    await _admit(self.core, repo)
         except RepoRefused as exc:
             raise exc.worded_in(lang) from None
         except BudgetReserved as exc:

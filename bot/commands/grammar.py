@@ -8,6 +8,8 @@
     unsubscribe | subscriptions | help
     settings [workspace] [reset] [lang:zh|en] [tz:ZONE] [repo:owner/name] [topics:a,b]
 Options anywhere: ``repo:owner/name``, ``lang:zh|en``; ``private`` sends the answer by DM.
+A digest also takes ``repo:a/b,c/d`` (one report over several repositories) or ``scope:NAME``
+(a scope of the configuration).
 """
 
 from __future__ import annotations
@@ -33,9 +35,19 @@ class UsageError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Options:
+    """``repo`` is the repository named (the first of ``repos`` when ``repo:`` names
+    several); ``scope`` a configured scope's name."""
+
     repo: str | None = None
     lang: Lang | None = None
     private: bool = False
+    repos: tuple[str, ...] = ()  # ``repo:a/b,c/d``: every repository named, when several
+    scope: str | None = None
+
+    @property
+    def several(self) -> bool:
+        """Whether the options name more than one repository (or a scope)."""
+        return len(self.repos) > 1 or self.scope is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +192,7 @@ def parse(text: str) -> Command:
         return ListSubscriptionsCommand(options)
     if head == "unsubscribe":
         _no_more(args, "unsubscribe")
+        _one_repository(options, "unsubscribe")
         return UnsubscribeCommand(options)
     if head == "subscribe":
         return _subscribe(args, opts, options)
@@ -279,7 +292,8 @@ def _schedule(schedule: str | None, day: str | None) -> tuple[str, int]:
 
 _PRIVATE = ("private", "dm")
 _KEYWORDS = {"help", "subscribe", "unsubscribe", "subscriptions", "settings", "topic", *_PRIVATE}
-_OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer"}
+_OPTION_NAMES = {"repo", "lang", "time", "tz", "topics", "writer", "scope"}
+_SCOPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 def _parse_ask(question: str) -> AskCommand:
@@ -302,19 +316,35 @@ def _parse_ask(question: str) -> AskCommand:
 
 
 def _options(opts: dict[str, str], private: bool) -> Options:
-    return command_options(opts.get("repo"), opts.get("lang"), private)
+    return command_options(opts.get("repo"), opts.get("lang"), private, opts.get("scope"))
 
 
 def command_options(
-    repo: str | None = None, lang: str | None = None, private: bool = False
+    repo: str | None = None,
+    lang: str | None = None,
+    private: bool = False,
+    scope: str | None = None,
 ) -> Options:
-    """The options every command takes, validated: ``repo:owner/name``, ``lang:zh|en``."""
-    if repo is not None and not valid_repo(repo):
+    """The options every command takes, validated: ``repo:owner/name`` (or ``repo:a/b,c/d``),
+    ``scope:NAME``, ``lang:zh|en``."""
+    names = tuple(dict.fromkeys(n.strip() for n in (repo or "").split(",") if n.strip()))
+    for name in names:
+        if not valid_repo(name):
+            raise UsageError(
+                f"{name!r} is not a repository (use owner/name, e.g. vllm-project/vllm)"
+            )
+    if repo is not None and not names:
         raise UsageError(f"{repo!r} is not a repository (use owner/name, e.g. vllm-project/vllm)")
+    if scope is not None and not _SCOPE.match(scope):
+        raise UsageError(f"{scope!r} is not a scope name (letters, digits, - and _)")
+    if scope is not None and names:
+        raise UsageError("name a scope or repositories, not both")
     language = None if lang is None else Lang.parse(lang)
     if lang is not None and language is None:
         raise UsageError(f"unknown language {lang!r} (use zh or en)")
-    return Options(repo, language, private)
+    return Options(
+        names[0] if names else None, language, private, names if len(names) > 1 else (), scope
+    )
 
 
 def _writer(value: str | None) -> str | None:
@@ -345,6 +375,7 @@ _WORKSPACE = ("workspace", "server", "guild")
 
 def _settings(args: list[str], opts: dict[str, str], options: Options) -> SettingsCommand:
     """``settings [workspace] [reset]`` with ``lang:``, ``tz:``, ``repo:`` and ``topics:``."""
+    _one_repository(options, "settings")
     _reject(opts, ("time", "writer"), "only with subscribe")
     if options.private:
         raise UsageError("settings are shown and changed in the channel, not by direct message")
@@ -380,7 +411,14 @@ def _zone(value: str | None) -> str | None:
     return value
 
 
+def _one_repository(options: Options, command: str) -> None:
+    """``command`` takes one repository: several, or a scope, are a ``UsageError``."""
+    if options.several:
+        raise UsageError(f"`{command}` takes one repository (repo:owner/name), not several")
+
+
 def _subscribe(args: list[str], opts: dict[str, str], options: Options) -> SubscribeCommand:
+    _one_repository(options, "subscribe")
     schedule = args[0] if args else None
     day = args[1] if len(args) > 1 and schedule and schedule.lower() == "weekly" else None
     _no_more(args[2 if day else 1 :], f"subscribe {schedule}" if schedule else "subscribe")

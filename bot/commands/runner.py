@@ -15,6 +15,7 @@ from digest.errors import ConfigError, RepoRefused
 from digest.github.allow_list import AllowList
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest, Lang, Topic, Window
+from digest.scope import Scope
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ BuildFn = Callable[[DigestRequest], Awaitable[Digest]]
 def config_fingerprint(config: AppConfig) -> str:
     """A short hash of the configuration, so cached digests follow configuration changes."""
     text = json.dumps(
-        config.model_dump(mode="json", exclude={"subscriptions", "limits"}), sort_keys=True
+        config.model_dump(mode="json", exclude={"subscriptions", "limits", "scopes"}),
+        sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -108,9 +110,17 @@ class ReportCore:
         writer: str | None = None,
         timezone: str | None = None,
         day_start: str | None = None,
+        repos: tuple[str, ...] = (),
+        scope: str | None = None,
     ) -> DigestRequest:
-        """The digest request for a window spec with the configured defaults filled in."""
-        name = repo or self.config.default_repo
+        """The digest request for a window spec with the configured defaults filled in: of
+        ``repo``, of several ``repos`` (one report over them) or of the configured ``scope``."""
+        subject = self.scope_of(repos, scope)
+        if subject is not None:
+            return self._scope_request(
+                window_spec, subject, lang, topics, writer, timezone, day_start
+            )
+        name = (repos[0] if repos else None) or repo or self.config.default_repo
         if not valid_repo(name):
             raise UsageError(f"{name!r} is not a repository (use owner/name)")
         self.check_allowed(name)
@@ -129,6 +139,65 @@ class ReportCore:
             writer=writer or self.default_writer,
             topics=topics,
             fingerprint=self._fingerprint,
+        )
+
+    def scope_of(self, repos: tuple[str, ...], name: str | None) -> Scope | None:
+        """The scope ``name`` (configured) or ``repos`` (several) stand for; None for one
+        repository. An unknown name, a bad or refused repository is a ``UsageError``."""
+        if name is not None and repos:
+            raise UsageError("name a scope or repositories, not both")
+        if name is not None:
+            try:
+                return self.config.scope(name)
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from exc
+        if len(repos) < 2:
+            return None
+        for each in repos:
+            if not valid_repo(each):
+                raise UsageError(f"{each!r} is not a repository (use owner/name)")
+        try:
+            return Scope(tuple(repos))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+
+    def _scope_request(
+        self,
+        window_spec: str,
+        scope: Scope,
+        lang: Lang | None,
+        topics: tuple[str, ...] | None,
+        writer: str | None,
+        timezone: str | None,
+        day_start: str | None,
+    ) -> DigestRequest:
+        for each in scope.repos:
+            self.check_allowed(each)
+        first = self.config.repo(scope.repos[0])
+        window = parse_window(
+            window_spec,
+            now=self._clock(),
+            timezone=timezone or scope.timezone or first.timezone,
+            day_start=day_start or scope.day_start or first.day_start,
+        )
+        glossary: dict[str, str] = {}
+        for each in scope.repos:
+            glossary.update(self.config.glossary_for(each))
+        return DigestRequest(
+            repo=scope.repos[0],
+            window=window,
+            lang=lang or self.default_lang,
+            writer=writer or self.default_writer,
+            topics=(
+                user_topics(self.config, topics)
+                if topics is not None
+                else self.config.scope_topics(scope)
+            ),
+            display_name=self.config.scope_name(scope),
+            config_fingerprint=self._fingerprint,
+            organisations=self.config.organisation_map(),
+            glossary=tuple(glossary.items()),
+            scope=scope,
         )
 
     def check_allowed(self, repo: str) -> None:
@@ -152,6 +221,8 @@ class ReportCore:
             lang=opts.lang,
             topics=command.topics,
             writer=command.writer,
+            repos=opts.repos,
+            scope=opts.scope,
         )
 
     async def digest(self, command: DigestCommand) -> Digest:
@@ -166,6 +237,8 @@ class ReportCore:
         if self._asker is None:
             raise ConfigError("questions need the mirror, and no store is configured")
         opts = command.options
+        if opts.several:
+            raise UsageError("a question covers one repository: name one with repo:owner/name")
         if opts.repo is not None and not valid_repo(opts.repo):
             raise UsageError(f"{opts.repo!r} is not a repository (use owner/name)")
         if opts.repo is not None:

@@ -78,7 +78,7 @@ def _code(text: str) -> str:
 def tokens(span: Inline) -> list[str]:
     """``span`` as Discord markdown tokens; a line may break only at a ``" "`` token."""
     if isinstance(span, ItemRef):
-        label = f"#{span.number} {span.title}".strip() if span.title else f"#{span.number}"
+        label = f"{span.label} {span.title}".strip() if span.title else span.label
         return [link(label, span.url)]
     if isinstance(span, UserRef):
         return [link(f"@{span.login}", span.url)]

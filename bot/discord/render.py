@@ -143,7 +143,7 @@ def _parent(digest: Digest, summary: Section | None) -> tuple[MessageSpec, bool]
         notes = "\n".join(f"- {escape(n).strip()}" for n in digest.notes)
         fields.append(Field(i18n.phrase("footer.notes", lang), clip(notes, limits.FIELD_VALUE)))
     title = clip(neutralize(report_title(digest)), limits.EMBED_TITLE)
-    head = i18n.counts_line(digest.counts, lang)
+    head = "\n".join(i18n.counts_lines(digest))
     used = dlen(title) + sum(dlen(f.name) + dlen(f.value) for f in fields)
     budget = min(limits.EMBED_DESCRIPTION, limits.EMBEDS_TOTAL - used) - dlen(head) - 2
     truncated = False

@@ -161,7 +161,7 @@ def fixed_by(item: Item, data: WindowData) -> list[LinkedItem]:
     """The PRs of the window that say they fix the issue ``item``, merged ones first."""
     if item.is_pr:
         return []
-    return [linked(pr) for pr in fixers(data.items).get(item.number, [])]
+    return [linked(pr) for pr in fixers(data.items).get(item.key, [])]
 
 
 def thread_of(item: Item, data: WindowData) -> list[Comment]:

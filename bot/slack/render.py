@@ -90,7 +90,7 @@ def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
         if isinstance(span, Text):
             atoms.extend(_text_atoms(span))
         elif isinstance(span, ItemRef):
-            label = f"#{span.number} {span.title}".strip() if span.title else f"#{span.number}"
+            label = f"{span.label} {span.title}".strip() if span.title else span.label
             atoms.append(link(span.url, label))
         elif isinstance(span, UserRef):
             atoms.append(link(span.url, f"@{span.login}"))
@@ -133,7 +133,7 @@ def provenance(digest: Digest) -> list[str]:
     writers = ", ".join(digest.writers) or "template"
     parts = [
         _label(words["window"], digest.lang) + escape(format_window(digest.window)),
-        link(digest.repo_url, digest.repo),
+        ", ".join(link(url, repo) for repo, url in digest.sources),
         _label(words["synced"], digest.lang) + synced,
         _label(words["written"], digest.lang) + escape(writers),
     ]
@@ -180,8 +180,9 @@ def render_slack(digest: Digest, *, site_url: str | None = None) -> SlackPost:
     """
     digest = for_chat(digest, site_url)
     title = i18n.digest_title(digest)
-    counts = i18n.counts_line(digest.counts, digest.lang)
-    head = [header_block(plain(title, MAX_HEADER_TEXT)), section_block(escape(counts))]
+    lines = i18n.counts_lines(digest)
+    counts = lines[-1]  # the totals
+    head = [header_block(plain(title, MAX_HEADER_TEXT)), section_block(escape("\n".join(lines)))]
     tail = [*_notes(digest.notes), context_block(provenance(digest))]
     summary = digest.section("summary")
     replies: list[SlackMessage] = []

@@ -21,12 +21,12 @@ from digest.models import Item, Organisation, Topic
 def active_items(data: WindowData) -> tuple[Item, ...]:
     """The items of ``data`` touched in its window: created, closed, merged or commented on."""
     window = data.window
-    commented = {c.item_number for c in data.comments if window.contains(c.created_at)}
-    unique = {item.number: item for item in data.items}
+    commented = {c.item_key for c in data.comments if window.contains(c.created_at)}
+    unique = {item.key: item for item in data.items}
     return tuple(
         item
-        for number, item in sorted(unique.items())
-        if number in commented
+        for key, item in sorted(unique.items())
+        if key in commented
         or window.contains(item.created_at)
         or window.contains(item.closed_at)
         or window.contains(item.merged_at)
@@ -48,11 +48,11 @@ def analyze(
     window = data.window
     items = active_items(data)
     found = lists(items, window)
-    by_number = {item.number: item for item in items}
+    by_key = {item.key: item for item in items}
     in_window = [c for c in data.comments if window.contains(c.created_at)]
     talk = discussion(in_window, window)
     template = template_lines(items)
-    hot = hot_discussions(by_number, in_window, window)
+    hot = hot_discussions(by_key, in_window, window)
     matches = match_topics(items, topics)
 
     def weigh(item: Item) -> float:
@@ -68,7 +68,7 @@ def analyze(
         hot=hot,
         trends=against_history(found_trends, data.history),
         key_changes=key_changes(found.merged_prs, talk, template=template),
-        watch=worth_watching(items, {h.item.number for h in hot}, talk, template=template),
+        watch=worth_watching(items, {h.item.key for h in hot}, talk, template=template),
         activity=activity(found, in_window),
         followups=followups(data),
         organisations=tuple(organisations),

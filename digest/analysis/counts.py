@@ -9,18 +9,18 @@ from digest.models import Counts, Item, ItemState, Window
 
 
 def _sorted(items: Iterable[Item]) -> tuple[Item, ...]:
-    return tuple(sorted(items, key=lambda item: item.number))
+    return tuple(sorted(items, key=lambda item: item.key))
 
 
 def lists(items: Iterable[Item], window: Window) -> Lists:
-    """The five lists of ``window`` (half-open, UTC), each sorted by number.
+    """The five lists of ``window`` (half-open, UTC), each sorted by repository and number.
 
     New issues and PRs by ``created_at``, closed issues by ``closed_at``, merged PRs by
     ``merged_at``, closed-unmerged PRs by ``closed_at`` without ``merged_at``; one item can be
     in several lists. The state is the state as known now: an item reopened since is not closed.
-    Items are de-duplicated by number.
+    Items are de-duplicated by repository and number.
     """
-    unique = {item.number: item for item in items}.values()
+    unique = {item.key: item for item in items}.values()
 
     def closed_in(item: Item) -> bool:
         return item.state is ItemState.CLOSED and window.contains(item.closed_at)

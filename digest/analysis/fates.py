@@ -19,6 +19,7 @@ from digest.models import (
     BulletList,
     Inline,
     Item,
+    ItemKey,
     ItemRef,
     Lang,
     Later,
@@ -46,14 +47,14 @@ def at_end(data: WindowData) -> WindowData:
     """``data`` as it stood when its window closed: every item (of the previous window and
     the history too) with a later merge or close undone, and those fates in ``later``."""
     end = data.window.end
-    fates: dict[int, Later] = {}
+    fates: dict[ItemKey, Later] = {}
 
     def seen(items: Iterable[Item]) -> tuple[Item, ...]:
         out = []
         for item in items:
             found = later_of(item, end)
             if found is not None:
-                fates.setdefault(item.number, found)
+                fates.setdefault(item.key, found)
                 item = as_of(item, end)
             out.append(item)
         return tuple(out)
@@ -63,7 +64,7 @@ def at_end(data: WindowData) -> WindowData:
         previous = replace(previous, items=seen(previous.items))
     history = tuple(seen(items) for items in data.history)
     items = seen(data.items)
-    later = tuple(fates[n] for n in sorted(fates))
+    later = tuple(fates[k] for k in sorted(fates))
     return replace(data, items=items, previous=previous, history=history, later=later)
 
 
@@ -89,23 +90,27 @@ def later_text(later: Later, window: Window, lang: Lang) -> str:
 def noted(
     sections: Iterable[Section], later: Iterable[Later], window: Window, lang: Lang
 ) -> tuple[Section, ...]:
-    """``sections`` with each later fate noted after the first link to its item in each."""
-    notes = {f.number: t("later.note", lang, note=later_text(f, window, lang)) for f in later}
+    """``sections`` with each later fate noted after the first link to its item in each (a
+    fate and a link name their repository alike: both or neither)."""
+    notes = {
+        (f.repo, f.number): t("later.note", lang, note=later_text(f, window, lang)) for f in later
+    }
     if not notes:
         return tuple(sections)
     return tuple(_noted(section, notes) for section in sections)
 
 
-def _noted(section: Section, notes: Mapping[int, str]) -> Section:
-    done: set[int] = set()
+def _noted(section: Section, notes: Mapping[tuple[str, int], str]) -> Section:
+    done: set[tuple[str, int]] = set()
 
     def spans(given: tuple[Inline, ...]) -> tuple[Inline, ...]:
         out: list[Inline] = []
         for span in given:
             out.append(span)
-            if isinstance(span, ItemRef) and span.number in notes and span.number not in done:
-                done.add(span.number)
-                out.append(Text(notes[span.number]))
+            key = (span.repo, span.number) if isinstance(span, ItemRef) else None
+            if key is not None and key in notes and key not in done:
+                done.add(key)
+                out.append(Text(notes[key]))
         return tuple(out)
 
     blocks: list[Block] = []

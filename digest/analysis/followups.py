@@ -11,7 +11,7 @@ from digest.analysis.hot import hot_discussions
 from digest.analysis.substance import discussion, template_lines
 from digest.analysis.types import FollowUp, WindowData
 from digest.analysis.watch import worth_watching
-from digest.models import Item, ItemState
+from digest.models import Item, ItemKey, ItemState
 
 FOLLOWUP_LIMIT = 6
 
@@ -25,12 +25,12 @@ def as_of(item: Item, moment: datetime) -> Item:
     return item
 
 
-def earlier_attention(previous: WindowData) -> list[tuple[int, str]]:
+def earlier_attention(previous: WindowData) -> list[tuple[ItemKey, str]]:
     """The previous window's hot discussions, then its worth-watching items, as it saw them."""
     window = previous.window
-    seen = {item.number: as_of(item, window.end) for item in previous.items}
+    seen = {item.key: as_of(item, window.end) for item in previous.items}
     comments = [c for c in previous.comments if window.contains(c.created_at)]
-    commented = {c.item_number for c in comments}
+    commented = {c.item_key for c in comments}
     active = {
         n: item
         for n, item in seen.items()
@@ -42,26 +42,26 @@ def earlier_attention(previous: WindowData) -> list[tuple[int, str]]:
     hot = hot_discussions(active, comments, window)
     talk = discussion(comments, window)
     watch = worth_watching(
-        sorted(active.values(), key=lambda i: i.number),
-        {h.item.number for h in hot},
+        sorted(active.values(), key=lambda i: i.key),
+        {h.item.key for h in hot},
         talk,
         template=template_lines(list(active.values())),
     )
-    found: dict[int, str] = {}
-    for number, was in [
-        *((h.item.number, "hot") for h in hot),
-        *((w.item.number, "watch") for w in watch),
+    found: dict[ItemKey, str] = {}
+    for key, was in [
+        *((h.item.key, "hot") for h in hot),
+        *((w.item.key, "watch") for w in watch),
     ]:
-        found.setdefault(number, was)
+        found.setdefault(key, was)
     return list(found.items())
 
 
-def fixers(items: Iterable[Item]) -> dict[int, list[Item]]:
-    """Issue number -> the PRs that say they fix it, merged ones first."""
-    out: dict[int, list[Item]] = {}
+def fixers(items: Iterable[Item]) -> dict[ItemKey, list[Item]]:
+    """Issue -> the PRs of its repository that say they fix it, merged ones first."""
+    out: dict[ItemKey, list[Item]] = {}
     for item in items:
         for number in item.fixes if item.is_pr else ():
-            out.setdefault(number, []).append(item)
+            out.setdefault(ItemKey(item.repo, number), []).append(item)
     for prs in out.values():
         prs.sort(key=lambda p: (p.merged_at is None, p.state is not ItemState.OPEN, -p.number))
     return out
@@ -74,20 +74,20 @@ def followups(data: WindowData, limit: int = FOLLOWUP_LIMIT) -> tuple[FollowUp, 
     if previous is None:
         return ()
     window = data.window
-    known = {item.number: item for item in (*previous.items, *data.items)}
+    known = {item.key: item for item in (*previous.items, *data.items)}
     fixed_by = fixers(known.values())
     talk = discussion(data.comments, window).comments
     out: list[FollowUp] = []
-    for number, was in earlier_attention(previous):
-        item = known.get(number)
+    for key, was in earlier_attention(previous):
+        item = known.get(key)
         if item is None:
             continue
-        if item.closed_at is not None and item.closed_at < window.start and not talk.get(number):
+        if item.closed_at is not None and item.closed_at < window.start and not talk.get(key):
             continue  # closed before this window and quiet since: no news
-        prs = fixed_by.get(number, [])
+        prs = fixed_by.get(key, [])
         merged_fix = next((p for p in prs if p.merged_at is not None), None)
         open_fix = next((p for p in prs if p.state is ItemState.OPEN), None)
-        n = talk.get(number, 0)
+        n = talk.get(key, 0)
         if item.is_pr and window.contains(item.merged_at):
             status, by = "merged", None
         elif (

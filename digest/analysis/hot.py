@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from digest.analysis.threads import substantive, thread_state
 from digest.analysis.types import HotDiscussion
-from digest.models import Comment, Item, Window
+from digest.models import Comment, Item, ItemKey, Window
 
 HOT_LIMIT = 5
 MIN_COMMENTS = 2
@@ -28,7 +28,7 @@ def participants(comments: Iterable[Comment]) -> tuple[str, ...]:
 
 
 def hot_discussions(
-    items: Mapping[int, Item],
+    items: Mapping[ItemKey, Item],
     comments: Iterable[Comment],
     window: Window,
     limit: int = HOT_LIMIT,
@@ -40,10 +40,10 @@ def hot_discussions(
     needs ``min_comments`` substantive comments. Ranked by those, then distinct participants,
     then the most recent number. The lifetime ``comments_total`` of an item plays no part.
     """
-    by_item: dict[int, list[Comment]] = {}
+    by_item: dict[ItemKey, list[Comment]] = {}
     for comment in human_comments(comments, window):
-        if comment.item_number in items:
-            by_item.setdefault(comment.item_number, []).append(comment)
+        if comment.item_key in items:
+            by_item.setdefault(comment.item_key, []).append(comment)
     found = []
     for number, thread in by_item.items():
         said = substantive(thread)

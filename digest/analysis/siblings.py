@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from digest.analysis.text import strip_tags
-from digest.models import Item
+from digest.models import Item, ItemKey
 
 _POINTER = re.compile(
     r"\b(?:follow[- ]?up (?:on|to|of)|supersedes|superseded by|replaces|replaced by|v2 of"
@@ -30,8 +30,22 @@ def _words(item: Item) -> frozenset[str]:
     return frozenset(_WORD.findall(item.body_excerpt.lower()))
 
 
-def siblings(items: Sequence[Item]) -> Mapping[int, tuple[int, ...]]:
-    """For each PR of ``items`` that has any, the numbers of its siblings among ``items``."""
+def siblings(items: Sequence[Item]) -> Mapping[ItemKey, tuple[ItemKey, ...]]:
+    """For each PR of ``items`` that has any, its siblings among ``items`` (of its own
+    repository)."""
+    by_repo: dict[str, list[Item]] = {}
+    for item in items:
+        by_repo.setdefault(item.repo, []).append(item)
+    return {
+        ItemKey(repo, number): tuple(ItemKey(repo, n) for n in found)
+        for repo, group in by_repo.items()
+        for number, found in _siblings(group).items()
+    }
+
+
+def _siblings(items: Sequence[Item]) -> Mapping[int, tuple[int, ...]]:
+    """For each PR of ``items`` (of one repository) that has any, the numbers of its
+    siblings among ``items``."""
     prs = [item for item in items if item.is_pr]
     known = {item.number for item in items}
     pairs: set[tuple[int, int]] = set()

@@ -18,7 +18,7 @@ from functools import lru_cache
 from digest.analysis.hot import human_comments
 from digest.analysis.text import PER_TEXT
 from digest.analysis.threads import is_boilerplate
-from digest.models import Comment, Item, Window
+from digest.models import Comment, Item, ItemKey, Window
 
 # A line found in this many bodies of the window is the repository's template.
 TEMPLATE_BODIES = 3
@@ -46,22 +46,22 @@ _LOW_LABELS = frozenset({"ready", "stale", "needs-rebase", "unstale", "documenta
 
 @dataclass(frozen=True, slots=True)
 class Discussion:
-    """Human comments in the window, and their distinct authors, per item number."""
+    """Human comments in the window, and their distinct authors, per item."""
 
-    comments: Mapping[int, int] = field(default_factory=dict)
-    participants: Mapping[int, int] = field(default_factory=dict)
+    comments: Mapping[ItemKey, int] = field(default_factory=dict)
+    participants: Mapping[ItemKey, int] = field(default_factory=dict)
 
 
 def discussion(comments: Iterable[Comment], window: Window) -> Discussion:
     """The human discussion of ``window`` per item (conversation and review comments),
     boilerplate ("LGTM", "rebased", "+1") left out."""
-    talk: Counter[int] = Counter()
-    people: defaultdict[int, set[str]] = defaultdict(set)
+    talk: Counter[ItemKey] = Counter()
+    people: defaultdict[ItemKey, set[str]] = defaultdict(set)
     for comment in human_comments(comments, window):
         if is_boilerplate(comment):
             continue
-        talk[comment.item_number] += 1
-        people[comment.item_number].add(comment.author)
+        talk[comment.item_key] += 1
+        people[comment.item_key].add(comment.author)
     return Discussion(dict(talk), {n: len(who) for n, who in people.items()})
 
 
@@ -141,8 +141,8 @@ def substance(item: Item, talk: Discussion, template: frozenset[str] = frozenset
     score = min(3.0, description_words(item, template) / 20)
     if item.fixes:
         score += min(2.0, 1.5 + 0.25 * (len(item.fixes) - 1))
-    score += min(2.0, 0.2 * talk.comments.get(item.number, 0))
-    score += min(1.5, 0.5 * max(0, talk.participants.get(item.number, 0) - 1))
+    score += min(2.0, 0.2 * talk.comments.get(item.key, 0))
+    score += min(1.5, 0.5 * max(0, talk.participants.get(item.key, 0) - 1))
     labels = [label for label in item.labels if label.lower() not in _LOW_LABELS]
     score += min(1.0, 0.25 * len(labels))
     return score

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from digest.analysis.threads import ThreadState
-from digest.models import Comment, Counts, Item, Later, Organisation, Topic, Window
+from digest.models import Comment, Counts, Item, ItemKey, Later, Organisation, Topic, Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,12 @@ class WindowData:
     # the items merged or closed after the window closed, when the items are shown as they
     # stood at its end (``digest.analysis.fates.at_end``), by number
     later: tuple[Later, ...] = ()
+    # a scope of several repositories: them, in report order (empty for one repository)
+    repos: tuple[str, ...] = ()
+
+    @property
+    def several(self) -> bool:
+        return len(self.repos) > 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,5 +147,5 @@ class Analysis:
     # login -> the company of their GitHub profile, for the people the report names
     companies: Mapping[str, str] = field(default_factory=dict)
     glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries
-    # PR number -> the numbers of its siblings (two versions of one change) among ``items``
-    siblings: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # PR -> its siblings (two versions of one change) among ``items``
+    siblings: Mapping[ItemKey, tuple[ItemKey, ...]] = field(default_factory=dict)

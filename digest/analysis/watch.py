@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from digest.analysis.substance import Discussion, substance
 from digest.analysis.text import title_tags, words, words_in
 from digest.analysis.types import WatchItem
-from digest.models import Item, ItemState
+from digest.models import Item, ItemKey, ItemState
 
 WATCH_LIMIT = 6
 BUSY_COMMENTS = 8
@@ -40,7 +40,7 @@ def _is_bug(item: Item) -> bool:
     return "bug" in labels or bool(tags & {"bug", "regression"})
 
 
-def watch_reason(item: Item, hot: Collection[int]) -> str | None:
+def watch_reason(item: Item, hot: Collection[ItemKey]) -> str | None:
     """The most urgent reason to watch an open ``item``, or ``None``."""
     if item.state is not ItemState.OPEN:
         return None
@@ -53,7 +53,7 @@ def watch_reason(item: Item, hot: Collection[int]) -> str | None:
         return "regression"
     if is_issue and _is_bug(item) and words_in(item.title, _CRASH_WORDS):
         return "crash"
-    if item.number in hot:
+    if item.key in hot:
         return "heated"
     if is_issue and _is_bug(item) and words_in(item.title, _ACCURACY_WORDS):
         return "accuracy"
@@ -74,7 +74,7 @@ def watch_score(watch: WatchItem, talk: Discussion, template: frozenset[str]) ->
 
 def worth_watching(
     items: Sequence[Item],
-    hot: Collection[int] = (),
+    hot: Collection[ItemKey] = (),
     talk: Discussion | None = None,
     limit: int = WATCH_LIMIT,
     template: frozenset[str] = frozenset(),

@@ -75,7 +75,7 @@ def _grounds(found: Found, data: WindowData, numbers: Sequence[int]) -> Grounds:
     ]
     for login in people:
         logins.setdefault(login.lower(), login)
-    return Grounds(items=items, logins=logins, repo_url=data.repo_url.rstrip("/"))
+    return Grounds.make(items.values(), logins, data.repo_url)
 
 
 def _facts(question: Question, found: Found) -> dict[str, Any]:
@@ -132,7 +132,7 @@ class LLMAnswerer:
         grounds = _grounds(found, data, [h.item.number for h in shown])
         by_item: dict[int, list[Comment]] = {}
         for comment in data.comments:
-            if comment.item_number in grounds.items and data.window.contains(comment.created_at):
+            if comment.item_key in grounds.items and data.window.contains(comment.created_at):
                 by_item.setdefault(comment.item_number, []).append(comment)
         sources = [
             Source(h.item, tuple(by_item.get(h.item.number, ())), {"group": h.group}) for h in shown
@@ -160,7 +160,7 @@ class LLMAnswerer:
             ]
             if not reply.answer:
                 problems.append(Problem(Reason.EMPTY, "the answer field is empty"))
-            cited = {line.number for line in reply.items} | grounds.cites(said)
+            cited = {line.number for line in reply.items} | {k.number for k in grounds.cites(said)}
             problems += substance.cites(cited & given, given)
             return problems + substance.length(said, **_LENGTH)
 

@@ -4,7 +4,15 @@ its lookups (``catalog``), the report's sentences (``phrases``), answers (``answ
 ``states``, ``writing``)."""
 
 from digest.i18n.catalog import PLACEHOLDER, Note, fill, has_phrase, phrase, pick, t
-from digest.i18n.counts import count_label, count_of, counts_line, duration, fallbacks_text, percent
+from digest.i18n.counts import (
+    count_label,
+    count_of,
+    counts_line,
+    counts_lines,
+    duration,
+    fallbacks_text,
+    percent,
+)
 from digest.i18n.states import state_of
 from digest.i18n.titles import (
     TOPIC_PREFIX,
@@ -28,6 +36,7 @@ __all__ = [
     "count_label",
     "count_of",
     "counts_line",
+    "counts_lines",
     "digest_title",
     "duration",
     "fallbacks_text",

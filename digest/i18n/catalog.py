@@ -18,12 +18,19 @@ from digest.i18n.later import LATER
 from digest.i18n.limits import LIMITS
 from digest.i18n.notes import NOTES
 from digest.i18n.phrases import PHRASES
+from digest.i18n.scopes import SCOPES
 from digest.models import Lang
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _CATALOG: Mapping[str, tuple[str, str]] = ChainMap(
-    dict(PHRASES), dict(ANSWERS), dict(NOTES), dict(FOLLOWS), dict(LIMITS), dict(LATER)
+    dict(PHRASES),
+    dict(ANSWERS),
+    dict(NOTES),
+    dict(FOLLOWS),
+    dict(LIMITS),
+    dict(LATER),
+    dict(SCOPES),
 )
 
 

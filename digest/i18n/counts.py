@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from digest.i18n.catalog import phrase, pick
+from digest.i18n.catalog import phrase, pick, t
 from digest.models import Counts, Digest, Lang
 
 # noun: (zh, en singular, en plural)
@@ -61,6 +61,29 @@ def count_label(key: str, lang: Lang) -> str:
 def counts_line(counts: Counts, lang: Lang) -> str:
     """``新 Issue 38 | 关闭 Issue 28 | 新 PR 115 | 合并 PR 34 | 关闭未合并 PR 42``."""
     return " | ".join(f"{count_label(key, lang)} {n}" for key, n in counts.as_dict().items())
+
+
+def counts_lines(digest: Digest) -> tuple[str, ...]:
+    """The header's counts: one line for a repository; for a scope of several, a line per
+    repository and the totals; with filters, the totals after them, each with its figure
+    before them (``新 Issue 3（过滤前 5）``)."""
+    lang = digest.lang
+    lines = [
+        t("scope.counts.repo", lang, repo=repo, counts=counts_line(counts, lang))
+        for repo, counts in (digest.repo_counts if digest.several else ())
+    ]
+    if digest.unfiltered is None:
+        total = counts_line(digest.counts, lang)
+        if lines:
+            total = t("scope.counts.total", lang, counts=total)
+        return (*lines, total)
+    before = digest.unfiltered.as_dict()
+    total = " | ".join(
+        t("scope.count.before", lang, count=f"{count_label(key, lang)} {n}", n=before[key])
+        for key, n in digest.counts.as_dict().items()
+    )
+    key = "scope.counts.total_filtered" if lines else "scope.counts.filtered"
+    return (*lines, t(key, lang, counts=total))
 
 
 def fallbacks_text(digest: Digest) -> str:

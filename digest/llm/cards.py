@@ -77,6 +77,7 @@ def card(source: Source, detail: Detail, grounds: Grounds) -> Card:
     item = source.item
     out: Card = {
         "number": item.number,
+        **({"repo": item.repo} if grounds.several else {}),
         "kind": item.kind.value,
         "title": mask(clip(item.title, detail.title), grounds),
         "state": state(item),

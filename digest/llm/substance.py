@@ -10,7 +10,7 @@ loop asks once more, then falls back with the first problem's reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,7 +193,7 @@ def counts(text: str, given: Mapping[str, int]) -> list[Problem]:
     return []
 
 
-def cites(cited: Iterable[int], given: Iterable[int]) -> list[Problem]:
+def cites(cited: Iterable[Hashable], given: Iterable[Hashable]) -> list[Problem]:
     """Whether the answer cites at least one of the items it was given."""
     offered = set(given)
     if offered and not offered & set(cited):

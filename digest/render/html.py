@@ -214,7 +214,7 @@ def first_sentence(digest: Digest) -> str:
 def span_text(span: Inline) -> str:
     """A span as plain text: ``#123 title``, ``@login`` or its text."""
     if isinstance(span, ItemRef):
-        return f"#{span.number}" + (f" {span.title}" if span.title else "")
+        return span.label + (f" {span.title}" if span.title else "")
     if isinstance(span, UserRef):
         return f"@{span.login}"
     if isinstance(span, Link):

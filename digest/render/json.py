@@ -50,7 +50,8 @@ def window_json(window: Window) -> dict[str, Any]:
 def span_json(span: Inline) -> dict[str, Any]:
     """One span: ``text`` (with ``style``), ``item``, ``user``, ``link`` or ``pointer``."""
     if isinstance(span, ItemRef):
-        return {"type": "item", "number": span.number, "url": span.url, "title": span.title}
+        ref = {"type": "item", "number": span.number, "url": span.url, "title": span.title}
+        return {**ref, "repo": span.repo} if span.repo else ref
     if isinstance(span, UserRef):
         out: dict[str, Any] = {"type": "user", "login": span.login, "url": span.url}
         if span.role:
@@ -94,17 +95,20 @@ def section_json(section: Section) -> dict[str, Any]:
 
 def later_json(later: Later) -> dict[str, Any]:
     """What became of an item after the window closed."""
-    return {
+    out = {
         "number": later.number,
         "event": later.event,
         "at": iso(later.at),
         "reason": later.reason,
     }
+    return {**out, "repo": later.repo} if later.repo else out
 
 
-def item_json(item: Item, later: Later | None = None) -> dict[str, Any]:
-    """One item of a list, as it stood at the window's end, and its ``later`` fate."""
+def item_json(item: Item, later: Later | None = None, several: bool = False) -> dict[str, Any]:
+    """One item of a list, as it stood at the window's end, and its ``later`` fate (and its
+    ``repo`` first, in a digest of several repositories)."""
     return {
+        **({"repo": item.repo} if several else {}),
         "number": item.number,
         "kind": item.kind.value,
         "title": item.title,
@@ -152,14 +156,31 @@ def _lists_from_appendix(digest: Digest) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def scope_json(digest: Digest) -> dict[str, Any]:
+    """A scope's fields (none for one repository without filters): ``scope``, ``repos``,
+    ``repo_counts`` and ``unfiltered_counts``."""
+    out: dict[str, Any] = {}
+    if digest.scope:
+        out["scope"] = digest.scope
+    if digest.repos:
+        out["repos"] = list(digest.repos)
+        out["repo_counts"] = {repo: counts.as_dict() for repo, counts in digest.repo_counts}
+    if digest.unfiltered is not None:
+        out["unfiltered_counts"] = digest.unfiltered.as_dict()
+    return out
+
+
 def lists_json(digest: Digest) -> dict[str, list[dict[str, Any]]]:
     """The five lists: full items when the digest carries them, else from its appendix."""
     if not digest.lists:
         return _lists_from_appendix(digest)
     given = dict(digest.lists)
-    fates = {f.number: f for f in digest.later}
+    fates = {(f.repo, f.number): f for f in digest.later}
     return {
-        key: [item_json(item, fates.get(item.number)) for item in given.get(key, ())]
+        key: [
+            item_json(item, fates.get((digest.ref_repo(item), item.number)), digest.several)
+            for item in given.get(key, ())
+        ]
         for key in LIST_KEYS
     }
 
@@ -185,6 +206,7 @@ def _fields(digest: Digest, sections: object, lists: object) -> dict[str, Any]:
             "display": format_window(window),
         },
         "counts": digest.counts.as_dict(),
+        **scope_json(digest),
         "sections": sections,
         "lists": lists,
         "as_of": {"states": iso(window.end), "edits": "provenance.synced_at"},
@@ -221,7 +243,10 @@ class _Stream:
 
 
 def _compact_span(span: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "item", "number": span["number"]} if span["type"] == "item" else span
+    if span["type"] != "item":
+        return span
+    ref = {"type": "item", "number": span["number"]}
+    return {**ref, "repo": span["repo"]} if "repo" in span else ref
 
 
 def _compact_block(block: dict[str, Any]) -> dict[str, Any]:
@@ -242,25 +267,32 @@ def _section(section: Section, compact: bool) -> dict[str, Any]:
 def _items_table(digest: Digest) -> Iterator[tuple[str, dict[str, Any]]]:
     """For the compact form, each item once, by number: the lists' items in full, the other
     items that sections link with their number, title and URL."""
-    table: dict[int, Item | dict[str, Any]] = {}
+    table: dict[tuple[str, int], Item | dict[str, Any]] = {}
     for _key, items in digest.lists:
         for item in items:
-            table[item.number] = item
+            table[digest.ref_repo(item), item.number] = item
     if not digest.lists:
         for entries in _lists_from_appendix(digest).values():
             for entry in entries:
-                table.setdefault(entry["number"], entry)
+                table.setdefault(("", entry["number"]), entry)
     for section in digest.sections:
         for span in iter_spans(section.blocks):
-            if isinstance(span, ItemRef) and span.number not in table:
-                table[span.number] = {"number": span.number, "title": span.title, "url": span.url}
-    fates = {f.number: f for f in digest.later}
-    for number in sorted(table):
-        found = table[number]
+            if isinstance(span, ItemRef) and (span.repo, span.number) not in table:
+                ref: dict[str, Any] = {"number": span.number, "title": span.title, "url": span.url}
+                table[span.repo, span.number] = {**ref, "repo": span.repo} if span.repo else ref
+    fates = {(f.repo, f.number): f for f in digest.later}
+    for key in sorted(table):
+        found = table[key]
         if isinstance(found, Item):
-            yield str(number), item_json(found, fates.get(number))
+            yield item_id(*key), item_json(found, fates.get(key), digest.several)
         else:
-            yield str(number), found
+            yield item_id(*key), found
+
+
+def item_id(repo: str, number: int) -> str:
+    """An item's key in the compact form: ``1234``, or ``owner/name#1234`` in a digest of
+    several repositories."""
+    return f"{repo}#{number}" if repo else str(number)
 
 
 def _document(digest: Digest, compact: bool) -> _Stream:
@@ -268,7 +300,11 @@ def _document(digest: Digest, compact: bool) -> _Stream:
     sections = _Stream(_section(s, compact) for s in digest.sections)
     if compact:
         lists: Any = {
-            key: [entry["number"] for entry in entries] for key, entries in _list_entries(digest)
+            key: [
+                item_id(entry["repo"], entry["number"]) if "repo" in entry else entry["number"]
+                for entry in entries
+            ]
+            for key, entries in _list_entries(digest)
         }
     else:
         lists = _Stream(
@@ -289,9 +325,15 @@ def _list_entries(digest: Digest) -> Iterator[tuple[str, Iterator[dict[str, Any]
         yield from ((key, iter(entries)) for key, entries in _lists_from_appendix(digest).items())
         return
     given = dict(digest.lists)
-    fates = {f.number: f for f in digest.later}
+    fates = {(f.repo, f.number): f for f in digest.later}
     for key in LIST_KEYS:
-        yield key, (item_json(item, fates.get(item.number)) for item in given.get(key, ()))
+        yield (
+            key,
+            (
+                item_json(item, fates.get((digest.ref_repo(item), item.number)), digest.several)
+                for item in given.get(key, ())
+            ),
+        )
 
 
 def _write(value: Any, out: TextIO, level: int) -> None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote, urlsplit
 
-from digest.i18n import counts_line, digest_title, fallbacks_text, t
+from digest.i18n import counts_lines, digest_title, fallbacks_text, t
 from digest.models import (
     Block,
     Digest,
@@ -107,7 +107,7 @@ def inline(span: Inline, pointer: PointerSyntax | None = None) -> str:
     """One span as Markdown: escaped text, ``[#123 title](url)`` or ``[@login](url)``; a pointer
     as the code ``pointer`` writes, nothing without one (digests point nowhere)."""
     if isinstance(span, ItemRef):
-        text = f"#{span.number}" + (f" {label_text(span.title)}" if span.title else "")
+        text = escape(span.label) + (f" {label_text(span.title)}" if span.title else "")
         return link(text, span.url)
     if isinstance(span, UserRef):
         return link(f"@{escape(span.login)}", span.url)
@@ -176,7 +176,7 @@ def footer(digest: Digest) -> str:
         parts.append(f"{t('footer.tokens', lang)}{colon}{digest.usage.total}")
     if digest.fallbacks:
         parts.append(f"{t('footer.fallbacks', lang)}{colon}{escape(fallbacks_text(digest))}")
-    source = link(escape(digest.repo), digest.repo_url)
+    source = ", ".join(link(escape(repo), url) for repo, url in digest.sources)
     parts.append(f"{t('footer.source', lang)}{colon}{source}")
     lines = ["---", "", "*" + " · ".join(parts) + "*"]
     if digest.notes:
@@ -190,7 +190,7 @@ def header(digest: Digest) -> str:
     title = digest_title(digest)
     colon = t("common.colon", digest.lang)
     window = f"{t('report.window', digest.lang)}{colon}{format_window(digest.window)}"
-    counts = counts_line(digest.counts, digest.lang)
+    counts = "\n\n".join(counts_lines(digest))
     return f"# {escape(title)}\n\n{window}\n\n{counts}"
 
 

@@ -675,15 +675,59 @@ async def test_a_search_github_refuses_is_said_as_such(tmp_path: Path) -> None:
     assert "can't be reached" not in run.err and "Traceback" not in run.err
 
 
-def test_two_repositories_are_refused_not_silently_cut_to_one(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """`--repo a/b --repo c/d` is a usage error naming both, never a report of the last one."""
+async def test_two_repositories_make_one_report_of_both(tmp_path: Path) -> None:
+    """`--repo a/b --repo c/d` is one report over both (never only the last), each item
+    named with its repository; `--scope` names a configured scope of them."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    async with FakeGitHub() as gh:
+        for repo, n in (("vllm-project/vllm", 1), ("sgl-project/sglang", 2)):
+            rows = [
+                issue_row(repo, k, created=now - timedelta(hours=k), title=f"Issue {k} of {repo}")
+                for k in range(1, n + 1)
+            ]
+            gh.add_repo(repo, issues=rows, comments=[])
+        env = {"GITHUB_API_URL": gh.url}
+        two = ("--repo", "vllm-project/vllm", "--repo", "sgl-project/sglang")
+        run = await _cli("today", *two, "--format", "json", env=env, tmp=tmp_path)
+        assert run.code == 0, run.err
+        digest = json.loads(run.out)
+        assert digest["repos"] == ["vllm-project/vllm", "sgl-project/sglang"]
+        assert digest["repo_counts"]["vllm-project/vllm"]["new_issues"] == 1
+        assert digest["repo_counts"]["sgl-project/sglang"]["new_issues"] == 2
+        assert digest["counts"]["new_issues"] == 3
+        assert [(i["repo"], i["number"]) for i in digest["lists"]["new_issues"]] == [
+            ("sgl-project/sglang", 1),
+            ("sgl-project/sglang", 2),
+            ("vllm-project/vllm", 1),
+        ]
+        config = tmp_path / "scopes.yaml"
+        config.write_text(
+            "scopes:\n  serving:\n    repos: [vllm-project/vllm, sgl-project/sglang]\n"
+        )
+        scoped = ("today", "--scope", "serving", "--config", str(config))
+        run = await _cli(*scoped, env=env, tmp=tmp_path)
+        assert run.code == 0, run.err
+        assert "sgl-project/sglang: New issues 2 |" in run.out
+        assert "[vllm-project/vllm#1 Issue 1 of vllm-project/vllm]" in run.out
+
+
+async def test_an_unknown_scope_is_a_usage_error(tmp_path: Path) -> None:
+    """`--scope` naming no configured scope exits 2, names the configured ones, asks nothing."""
+    env = {"GITHUB_API_URL": refused_url()}
+    run = await _cli("today", "--scope", "serving", env=env, tmp=tmp_path)
+    assert run.code == 2
+    assert run.err == (
+        "vllm-report: unknown scope 'serving' (configured scopes: none) (see vllm-report --help)\n"
+    )
+
+
+def test_a_question_takes_one_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    """`ask` over two repositories is a usage error naming both, never an answer of the last."""
     from bot.cli import main
 
-    assert main(["today", "--repo", "vllm-project/vllm", "--repo", "sgl-project/sglang"]) == 2
-    err = capsys.readouterr().err
-    assert err.endswith(
-        "vllm-report: error: a report covers one repository: "
+    two = ["--repo", "vllm-project/vllm", "--repo", "sgl-project/sglang"]
+    assert main(["ask", "what's new?", *two]) == 2
+    assert capsys.readouterr().err.endswith(
+        "vllm-report ask: error: a question covers one repository: "
         "--repo vllm-project/vllm and --repo sgl-project/sglang\n"
     )

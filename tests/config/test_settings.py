@@ -69,6 +69,30 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path, text: str) -> None:
             "subscriptions:\n  - {platform: slack, channel: C1, lang: ZH}\n",
             "subscriptions.0.lang: Input should be 'zh' or 'en'",
         ),
+        ("scopes:\n  s: {repos: []}\n", "scopes.s.repos: List should have at least 1 item"),
+        ("scopes:\n  s: {repos: [vllm]}\n", "scopes.s.repos: 'vllm' is not an owner/name"),
+        (
+            "scopes:\n  s: {repos: [a/b, A/B]}\n",
+            "scopes.s.repos: a repository is listed twice",
+        ),
+        (
+            "scopes:\n  s: {repos: ['amd/*']}\n",
+            "scopes.s.repos: 'amd/*': an owner's every repository is not supported yet",
+        ),
+        (
+            "scopes:\n  s: {repos: [a/b], topics: [tpu]}\n",
+            "scope 's' names unknown topic 'tpu' (configured topics: rocm)",
+        ),
+        (
+            "scopes:\n  s: {repos: [a/b], exclude: {titles: ['(bump']}}\n",
+            "s: exclude.titles: '(bump' is not a regular expression",
+        ),
+        (
+            "scopes:\n  s: {repos: [a/b], exclude: {label: [x]}}\n",
+            "scopes.s.exclude.label: Extra inputs are not permitted",
+        ),
+        ("scopes:\n  'a b': {repos: [a/b]}\n", "'a b' is not a scope name"),
+        ("scopes:\n  s: {repos: [a/b], timezone: Mars}\n", "scopes.s.timezone: unknown timezone"),
     ],
 )
 def test_bad_values_are_named_on_one_line(tmp_path: Path, text: str, message: str) -> None:
@@ -86,6 +110,32 @@ def test_the_default_language_is_a_language(tmp_path: Path) -> None:
     path.write_text("default_lang: zh\n", "utf-8")
     assert load_config(path).default_lang is Lang.ZH
     assert load_config().default_lang is Lang.EN
+
+
+def test_a_scope_reads_as_its_repositories_and_filters(tmp_path: Path) -> None:
+    """A configured scope: its repositories, day, topics and filters, found in any case; an
+    unknown one names the configured ones."""
+    path = tmp_path / "scopes.yaml"
+    path.write_text(
+        "scopes:\n"
+        "  serving:\n"
+        "    repos: [vllm-project/vllm, sgl-project/sglang]\n"
+        "    day_start: '08:00'\n"
+        "    topics: [rocm]\n"
+        "    exclude: {labels: [dependencies], authors: ['*[bot]'], bots: true,\n"
+        "              titles: ['^Bump ']}\n",
+        "utf-8",
+    )
+    config = load_config(path)
+    scope = config.scope("Serving")
+    assert scope.name == "serving" and scope.repos == ("vllm-project/vllm", "sgl-project/sglang")
+    assert scope.day_start == "08:00" and scope.timezone is None and scope.topics == ("rocm",)
+    assert scope.filters.exclude_labels == ("dependencies",) and scope.filters.exclude_bots
+    assert scope.filters.exclude_authors == ("*[bot]",)
+    assert scope.filters.exclude_titles == ("^Bump ",)
+    assert [t.name for t in config.scope_topics(scope)] == ["rocm"]
+    with pytest.raises(ConfigError, match=r"unknown scope 'x' \(configured scopes: serving\)"):
+        config.scope("x")
 
 
 def test_unknown_topic_lists_the_configured_ones() -> None:

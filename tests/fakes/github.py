@@ -565,6 +565,8 @@ def issue_row(
     title: str = "",
     login: str = "alice",
     comments: int = 0,
+    labels: tuple[str, ...] = (),
+    body: str = "",
 ) -> Row:
     """A minimal issue (or PR, with ``pr`` or ``merged``) row in the issues-API shape."""
     is_pr = pr or merged is not None
@@ -575,14 +577,14 @@ def issue_row(
         "title": title or f"Item {number}",
         "html_url": f"https://github.com/{repo}/{'pull' if is_pr else 'issues'}/{number}",
         "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
-        "labels": [],
+        "labels": [{"name": name} for name in labels],
         "state": "closed" if ended else "open",
         "state_reason": None,
         "comments": comments,
         "created_at": github_time(created),
         "updated_at": github_time(updated or max(s for s in stamps if s is not None)),
         "closed_at": github_time(ended) if ended else None,
-        "body": "",
+        "body": body,
     }
     if is_pr:
         row["pull_request"] = {"merged_at": github_time(merged) if merged else None}

@@ -10,7 +10,7 @@ from config.settings import load_config
 from digest.analysis.analyze import analyze
 from digest.analysis.types import Analysis, WindowData
 from digest.github.parse import comment_from_api, item_from_api, parse_time
-from digest.models import Comment, Digest, Item, ItemKind, ItemState, Topic, Window
+from digest.models import Comment, Digest, Item, ItemKey, ItemKind, ItemState, Topic, Window
 from digest.writers.template import TemplateWriter
 from tests.support.paths import SAMPLE
 
@@ -68,6 +68,11 @@ def build_digest(analysis: Analysis, lang: str) -> Digest:
         display_name="vLLM",
         lists=analysis.lists.pairs(),
     )
+
+
+def key(number: int) -> ItemKey:
+    """The key of item ``number`` of the test repository."""
+    return ItemKey(REPO, number)
 
 
 def make_item(

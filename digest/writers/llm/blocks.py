@@ -9,8 +9,18 @@ from pydantic import BaseModel
 
 from digest.analysis.types import TOPIC_GROUPS
 from digest.i18n import group_title, phrase
-from digest.llm.grounding import Grounds
-from digest.models import Block, BulletList, Inline, ItemRef, Lang, Paragraph, Subheading, Text
+from digest.llm.grounding import Grounds, given_key
+from digest.models import (
+    Block,
+    BulletList,
+    Inline,
+    ItemKey,
+    ItemRef,
+    Lang,
+    Paragraph,
+    Subheading,
+    Text,
+)
 from digest.spans import item_ref
 from digest.writers.llm.answers import (
     ActivityAnswer,
@@ -52,8 +62,11 @@ def visible(spans: Iterable[Inline]) -> bool:
 class Builder:
     """Turns one section's answer into blocks for ``lang``."""
 
-    def __init__(self, grounds: Grounds, lang: Lang) -> None:
+    def __init__(
+        self, grounds: Grounds, lang: Lang, keys: frozenset[ItemKey] = frozenset()
+    ) -> None:
         self._grounds = grounds
+        self._keys = keys  # the items the model was given, which its numbers name first
         self._lang = lang
         self._sep = phrase("common.colon", lang)
 
@@ -71,7 +84,10 @@ class Builder:
         return (self._label(key), *self._spans(text))
 
     def _item(self, number: int) -> ItemRef:
-        return item_ref(self._grounds.items[number])
+        key = given_key(self._keys, number) or self._grounds.key(number)
+        if key is None:  # the answer's check refused such a number
+            raise KeyError(f"#{number} names no one item")
+        return item_ref(self._grounds.items[key])
 
     def _paragraphs(self, text: str) -> list[Block]:
         spans = (self._spans(p) for p in text.split("\n\n"))

@@ -17,11 +17,11 @@ from pydantic import BaseModel
 
 from digest.analysis.types import Analysis
 from digest.llm import substance
-from digest.llm.grounding import Grounds
+from digest.llm.grounding import Grounds, given_key
 from digest.llm.reasons import Reason
 from digest.llm.schema import strict_schema
 from digest.llm.substance import Problem
-from digest.models import Block, Lang
+from digest.models import Block, ItemKey, Lang
 from digest.writers.llm import inputs
 from digest.writers.llm.answers import (
     ActivityAnswer,
@@ -44,7 +44,7 @@ class Given:
     """What one request gave the model: the section's input, the items sent, the grounds."""
 
     found: SectionInput
-    numbers: frozenset[int]  # the items of the cards sent
+    numbers: frozenset[ItemKey]  # the items of the cards sent
     grounds: Grounds
 
 
@@ -57,11 +57,15 @@ class Length:
     field_most: int = 1500
 
 
-def cited(answer: BaseModel, given: Given) -> set[int]:
+def cited(answer: BaseModel, given: Given) -> set[ItemKey]:
     """The items of the cards sent that the answer cites, in a numbered field or as ``#N``."""
-    numbers = {node.number for node in nodes(answer) if isinstance(node, Numbered)}
-    numbers |= given.grounds.cites(texts(answer))
-    return numbers & given.numbers
+    keys = {
+        key
+        for node in nodes(answer)
+        if isinstance(node, Numbered) and (key := given_key(given.numbers, node.number))
+    }
+    keys |= given.grounds.cites(texts(answer))
+    return keys & given.numbers
 
 
 def _cites(answer: BaseModel, given: Given) -> list[Problem]:
@@ -75,9 +79,10 @@ def _summary(answer: SummaryAnswer, given: Given) -> list[Problem]:
 def _hot(answer: HotAnswer, given: Given) -> list[Problem]:
     """Each discussion with two or more people in the data names at least two of them."""
     problems = _cites(answer, given)
-    people = {source.item.number: _people(source, given.grounds) for source in given.found.sources}
+    people = {source.item.key: _people(source, given.grounds) for source in given.found.sources}
     for discussion in answer.discussions:
-        available = people.get(discussion.number, set())
+        key = given_key(given.numbers, discussion.number)
+        available = people.get(key, set()) if key else set()
         named = {v.login.lower() for v in discussion.viewpoints} & available
         named |= {login.lower() for login in given.grounds.named(texts(discussion))} & available
         if len(available) >= 2 and len(named) < 2:

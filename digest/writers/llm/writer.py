@@ -22,7 +22,7 @@ from digest.llm import prompts, substance
 from digest.llm.budget import Ledger, plan
 from digest.llm.cards import Card, fit
 from digest.llm.client import ChatClient
-from digest.llm.grounding import Grounds
+from digest.llm.grounding import Grounds, given_key
 from digest.llm.loop import Budget, Fallback, add, ask_checked
 from digest.llm.prompts import Message
 from digest.llm.reasons import Reason, note
@@ -200,7 +200,8 @@ class _Run:
         estimate = self.chat.prompt_tokens(messages, kind.schema)
         if (found.sources and not cards) or estimate > limit:
             raise Fallback(Reason.BUDGET, f"section needs {estimate} tokens, has {limit}")
-        given = Given(found, frozenset(int(card["number"]) for card in cards), self.grounds)
+        keys = (self.grounds.key(int(card["number"]), str(card.get("repo", ""))) for card in cards)
+        given = Given(found, frozenset(key for key in keys if key is not None), self.grounds)
         echo = Prompt.of(kind.schema, [messages[0]["content"], kind.task])
 
         def check(answer: BaseModel) -> list[Problem]:
@@ -222,7 +223,8 @@ class _Run:
             check=check,
             budget=self.budget,
         )
-        blocks = kind.blocks(Builder(self.grounds, self.lang), checked.answer, found)
+        builder = Builder(self.grounds, self.lang, given.numbers)
+        blocks = kind.blocks(builder, checked.answer, found)
         if not visible(iter_spans(tuple(blocks))):
             raise Fallback(Reason.EMPTY, "", checked.usage)
         return blocks, checked.usage
@@ -232,7 +234,7 @@ def _structure(answer: BaseModel, given: Given) -> list[Problem]:
     """Problems with the answer's fields: numbers not among the items given, unknown logins."""
     problems: list[Problem] = []
     for value in nodes(answer):
-        if isinstance(value, Numbered) and value.number not in given.numbers:
+        if isinstance(value, Numbered) and given_key(given.numbers, value.number) is None:
             problems.append(
                 Problem(
                     Reason.UNGROUNDED, f"#{value.number} is not one of the items in <item_data>"

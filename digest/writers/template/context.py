@@ -21,7 +21,7 @@ from digest.analysis.text import (
 from digest.analysis.types import Analysis
 from digest.i18n import count_of, fill, phrase
 from digest.i18n.glossary import Entry, entries, found
-from digest.models import Comment, Inline, Item, ItemRef, ItemState, Lang, Text, UserRef
+from digest.models import Comment, Inline, Item, ItemKey, ItemRef, ItemState, Lang, Text, UserRef
 from digest.spans import Spans, item_ref, join, say, user_ref
 
 _COURTESY = re.compile(r"^\W*(?:thanks|thank you|lgtm|\+1|cc\b|ping|bump)", re.I)
@@ -40,9 +40,9 @@ class Context:
     lang: Lang
     numbers: frozenset[int]
     logins: frozenset[str]
-    known: Mapping[int, Item]  # the window's items by number
-    fixed_by: Mapping[int, list[Item]]  # issue number -> the window's PRs that fix it
-    threads: Mapping[int, tuple[Comment, ...]]  # item number -> its comments of the window
+    known: Mapping[ItemKey, Item]  # the window's items by key
+    fixed_by: Mapping[ItemKey, list[Item]]  # issue -> the window's PRs that fix it
+    threads: Mapping[ItemKey, tuple[Comment, ...]]  # item -> its comments of the window
     glossary: tuple[Entry, ...] = ()
 
     def areas(self, text: str, limit: int = 3) -> list[str]:
@@ -80,7 +80,7 @@ class Context:
         """The role ``login`` plays on ``item`` (an author who is a maintainer is one)."""
         if login == item.author and is_maintainer(item.author_association):
             return Role.MAINTAINER
-        return role_of(login, item, self.threads.get(item.number, ()))
+        return role_of(login, item, self.threads.get(item.key, ()))
 
     def person(self, login: str, item: Item) -> UserRef:
         """A link to ``login`` carrying their role on ``item`` and their organisation."""
@@ -126,11 +126,12 @@ class Context:
         #N)`` for a PR; only items of the window are named; empty when there is no link."""
         known = self.known
         if item.is_pr:
-            targets = [(self.item(known[n]),) for n in item.fixes if n in known]
+            fixed = [ItemKey(item.repo, n) for n in item.fixes]
+            targets = [(self.item(known[k]),) for k in fixed if k in known]
             if not targets:
                 return ()
             return say("fixes.pr", self.lang, items=join(targets, self.lang))
-        prs = self.fixed_by.get(item.number, [])
+        prs = self.fixed_by.get(item.key, [])
         if not prs:
             return ()
         pr = prs[0]
@@ -139,17 +140,17 @@ class Context:
             return ()
         return say(key, self.lang, by=self.item(pr))
 
-    def sibling_note(self, item: Item, among: frozenset[int] | None = None) -> Spans:
+    def sibling_note(self, item: Item, among: frozenset[ItemKey] | None = None) -> Spans:
         """``（与 #M 属同一改动的不同版本）``: the item's siblings, when it has any (only those
         in ``among`` when given, so that a section cites only its own items)."""
-        numbers = [
-            n
-            for n in self.analysis.siblings.get(item.number, ())
-            if n in self.known and (among is None or n in among)
+        keys = [
+            k
+            for k in self.analysis.siblings.get(item.key, ())
+            if k in self.known and (among is None or k in among)
         ]
-        if not numbers:
+        if not keys:
             return ()
-        refs = [(item_ref(self.known[n], title=False),) for n in numbers]
+        refs = [(item_ref(self.known[k], title=False),) for k in keys]
         return say("siblings.note", self.lang, items=join(refs, self.lang))
 
     def gist(self, item: Item, limit: int = 180) -> str:
@@ -185,16 +186,16 @@ def context(analysis: Analysis, lang: Lang) -> Context:
     logins = {item.author for item in items}
     said = [c for c in analysis.data.comments if window.contains(c.created_at)]
     logins.update(c.author for c in said)
-    threads: dict[int, list[Comment]] = {}
+    threads: dict[ItemKey, list[Comment]] = {}
     for comment in said:
-        threads.setdefault(comment.item_number, []).append(comment)
+        threads.setdefault(comment.item_key, []).append(comment)
     return Context(
         analysis=analysis,
         lang=lang,
         numbers=frozenset(item.number for item in items),
         logins=frozenset(logins),
-        known={item.number: item for item in items},
+        known={item.key: item for item in items},
         fixed_by=fixers(items),
-        threads={number: tuple(thread) for number, thread in threads.items()},
+        threads={key: tuple(thread) for key, thread in threads.items()},
         glossary=entries(analysis.glossary),
     )

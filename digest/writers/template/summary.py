@@ -6,7 +6,7 @@ from collections import Counter
 
 from digest.analysis.types import TOPIC_GROUPS, TopicMatch
 from digest.i18n import cased, duration, group_title, join_words, latin_gap, topic_noun
-from digest.models import Block, Inline, Item, Paragraph, Text
+from digest.models import Block, Inline, Item, ItemKey, Paragraph, Text
 from digest.spans import Spans, append_sentence, join, say, tidy
 from digest.writers.template.context import Context
 from digest.writers.template.describe import subject
@@ -24,7 +24,7 @@ def theme(ctx: Context) -> tuple[list[str], list[Item]]:
     share most (at most ``THEME_AREAS``, each named by two items or more), and those items,
     weightiest first."""
     a = ctx.analysis
-    weight: dict[int, float] = {}
+    weight: dict[ItemKey, float] = {}
     for where, items in (
         ("hot", [h.item for h in a.hot]),
         ("watch", [w.item for w in a.watch]),
@@ -33,8 +33,8 @@ def theme(ctx: Context) -> tuple[list[str], list[Item]]:
     ):
         value = dict(_WEIGHTS)[where]
         for item in items:
-            weight[item.number] = weight.get(item.number, 0.0) + value
-    areas: dict[str, list[int]] = {}
+            weight[item.key] = weight.get(item.key, 0.0) + value
+    areas: dict[str, list[ItemKey]] = {}
     for number in weight:
         for area in ctx.areas(subject(ctx, ctx.known[number]), 4):
             areas.setdefault(area, []).append(number)

@@ -18,6 +18,7 @@ from digest.models import (
     Block,
     BulletList,
     Inline,
+    ItemKey,
     ItemState,
     Paragraph,
     Subheading,
@@ -36,7 +37,7 @@ def entry(
     ctx: Context,
     hit: TopicItem,
     said: set[str] | None = None,
-    among: frozenset[int] | None = None,
+    among: frozenset[ItemKey] | None = None,
 ) -> Spans:
     """``#N title（state，@author）：what it is about``.
 
@@ -160,7 +161,7 @@ def topic_section(ctx: Context, match: TopicMatch) -> tuple[Block, ...]:
         if not hits:
             continue
         blocks.append(Subheading(group_title(group, lang)))
-        own = frozenset(h.item.number for h in match.items)
+        own = frozenset(h.item.key for h in match.items)
         entries = [entry(ctx, hit, said, own) for hit in hits[:GROUP_LIMIT]]
         if len(hits) > GROUP_LIMIT:
             entries.append(say("common.more", lang, n=len(hits) - GROUP_LIMIT))

@@ -18,13 +18,13 @@ def watch_section(ctx: Context) -> tuple[Block, ...]:
     if not ctx.analysis.watch:
         return (Paragraph(say("watch.empty", lang)),)
     data = ctx.analysis.data
-    talk = Counter(c.item_number for c in human_comments(data.comments, data.window))
-    talk.update({hot.item.number: hot.heat - talk[hot.item.number] for hot in ctx.analysis.hot})
+    talk = Counter(c.item_key for c in human_comments(data.comments, data.window))
+    talk.update({hot.item.key: hot.heat - talk[hot.item.key] for hot in ctx.analysis.hot})
     entries: list[Spans] = []
     for watched in ctx.analysis.watch:
         item = watched.item
         key = f"reason.{watched.reason}"
-        n = item.comments_total if watched.reason == "busy_bug" else talk[item.number]
+        n = item.comments_total if watched.reason == "busy_bug" else talk[item.key]
         if not has_phrase(key):
             key = "reason.other"
         reason = say(key, lang, n_comments=ctx.count(n, "comment"))

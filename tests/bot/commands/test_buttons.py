@@ -36,3 +36,24 @@ def test_an_edited_language_breaks_the_signature() -> None:
     assert value is not None
     with pytest.raises(ButtonRefused, match="not made by this bot"):
         SIGNER.command(value.replace("|en|", "|zh|"))
+
+
+async def test_a_scope_digests_buttons_ask_for_the_same_scope() -> None:
+    """A configured scope's buttons name it (``@serving``, compact whatever its size); an ad hoc
+    one over several repositories lists them; a click asks for the same subject."""
+    from dataclasses import replace
+
+    from bot.commands.buttons import digest_buttons
+    from tests.support.scopes import NOW, SGLANG, VLLM, request, scope_rig
+
+    async with scope_rig() as rig:
+        digest = await rig.digest(request())
+    buttons = digest_buttons(digest, SIGNER, now=NOW, day_start="11:21")
+    assert [b.action for b in buttons] == ["prev", "next", "lang"]
+    command = SIGNER.command(buttons[0].value or "")
+    assert command.window == "2026-03-09" and command.options.repos == (VLLM, SGLANG)
+    named = replace(digest, scope="serving")
+    buttons = digest_buttons(named, SIGNER, now=NOW, day_start="11:21")
+    command = SIGNER.command(buttons[2].value or "")
+    assert command.options.scope == "serving" and command.options.lang is Lang.ZH
+    assert command.options.repo is None and command.window == "2026-03-10"

@@ -140,3 +140,34 @@ def test_bad_input_gets_a_clear_message(text: str, hint: str) -> None:
     """Bad commands raise UsageError saying what to type instead."""
     with pytest.raises(UsageError, match=hint):
         parse(text)
+
+
+def test_a_digest_over_several_repositories_or_a_scope() -> None:
+    """``repo:a/b,c/d`` names every repository, the first as ``repo``; ``scope:NAME`` a
+    configured scope; a repeated name counts once."""
+    command = parse("week repo:vllm-project/vllm,sgl-project/sglang,vllm-project/vllm")
+    assert isinstance(command, DigestCommand)
+    assert command.options.repo == "vllm-project/vllm"
+    assert command.options.repos == ("vllm-project/vllm", "sgl-project/sglang")
+    one = parse("week repo:vllm-project/vllm")
+    assert isinstance(one, DigestCommand) and one.options.repos == () and not one.options.several
+    scoped = parse("topic rocm yesterday scope:serving lang:zh")
+    assert isinstance(scoped, DigestCommand)
+    assert scoped.options.scope == "serving" and scoped.options.repo is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("today repo:vllm-project/vllm,nope", "'nope' is not a repository"),
+        ("today scope:serving repo:a/b", "name a scope or repositories, not both"),
+        ("today scope:no/pe", "'no/pe' is not a scope name"),
+        ("subscribe repo:a/b,c/d", "`subscribe` takes one repository"),
+        ("subscribe scope:serving", "`subscribe` takes one repository"),
+        ("settings repo:a/b,c/d", "`settings` takes one repository"),
+        ("unsubscribe repo:a/b,c/d", "`unsubscribe` takes one repository"),
+    ],
+)
+def test_several_repositories_where_one_is_meant_are_refused(text: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        parse(text)

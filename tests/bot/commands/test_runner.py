@@ -134,3 +134,55 @@ async def test_a_digest_never_makes_the_asker() -> None:
         assert made == [1] and set(answer.cites) == SAMPLE_ROCM_WEEK
     finally:
         await store.close()
+
+
+def _scoped_core() -> ReportCore:
+    config = AppConfig.model_validate(
+        {
+            **load_config().model_dump(),
+            "scopes": {
+                "serving": {
+                    "repos": ["vllm-project/vllm", "sgl-project/sglang"],
+                    "display_name": "Serving",
+                    "exclude": {"labels": ["dependencies"], "authors": ["*[bot]"]},
+                }
+            },
+        }
+    )
+    return ReportCore(config=config, get_digest=no_digest, clock=lambda: SAMPLE_NOW)
+
+
+def test_chat_names_several_repositories_or_a_scope() -> None:
+    """``repo:a/b,c/d`` and ``scope:serving`` are requests over their repositories, cut by the
+    first repository's day, with the scope's filters; one repository keeps its plain key."""
+    core = _scoped_core()
+    several = parse("2026-01-30 repo:vllm-project/vllm,sgl-project/sglang")
+    assert isinstance(several, DigestCommand)
+    request = core.request_for(several)
+    assert request.repos == ("vllm-project/vllm", "sgl-project/sglang")
+    assert request.window.timezone == "Asia/Shanghai"  # vLLM's day, its 11:21 cut-off
+    assert request.window.start.isoformat() == "2026-01-30T03:21:00+00:00"
+    assert request.display_name == "vLLM + sglang"
+    scoped = parse("2026-01-30 scope:Serving")
+    assert isinstance(scoped, DigestCommand)
+    request = core.request_for(scoped)
+    assert request.scope is not None and request.scope.name == "serving"
+    assert request.scope.filters.exclude_authors == ("*[bot]",)
+    assert request.display_name == "Serving"
+    one = parse("2026-01-30 repo:vllm-project/vllm")
+    assert isinstance(one, DigestCommand) and core.request_for(one).scope is None
+
+
+def test_an_unknown_scope_names_the_configured_ones() -> None:
+    command = parse("today scope:training")
+    assert isinstance(command, DigestCommand)
+    with pytest.raises(
+        UsageError, match=r"unknown scope 'training' \(configured scopes: serving\)"
+    ):
+        _scoped_core().request_for(command)
+
+
+async def test_a_question_over_several_repositories_is_refused(core: ReportCore) -> None:
+    command = AskCommand("what's new?", Options(repo="a/b", repos=("a/b", "c/d")))
+    with pytest.raises(UsageError, match="a question covers one repository"):
+        await core.ask(command)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 from digest.analysis.hot import hot_discussions
-from tests.support.analysis_sample import START, WINDOW, make_comment, make_item, sample_data
+from tests.support.analysis_sample import (
+    START,
+    WINDOW,
+    key,
+    make_comment,
+    make_item,
+    sample_data,
+)
 
 
 def test_bots_do_not_rank_or_participate() -> None:
@@ -16,7 +23,7 @@ def test_bots_do_not_rank_or_participate() -> None:
     comments += [make_comment(200, 1, "alice")]
     comments += [make_comment(300 + i, 2, who) for i, who in enumerate(["bob", "carol", "bob"])]
     comments += [make_comment(400, 2, "mergify[bot]", bot=True)]
-    hot = hot_discussions({1: noisy, 2: debated}, comments, WINDOW)
+    hot = hot_discussions({key(1): noisy, key(2): debated}, comments, WINDOW)
     assert [h.item.number for h in hot] == [2]
     assert hot[0].participants == ("bob", "carol")
     assert hot[0].heat == 3
@@ -28,7 +35,7 @@ def test_lifetime_comment_count_is_not_heat() -> None:
     fresh = make_item(2, "New debate")
     comments = [make_comment(1, 1, "alice"), make_comment(2, 1, "bob")]
     comments += [make_comment(10 + i, 2, who) for i, who in enumerate(["c", "d", "e"])]
-    hot = hot_discussions({1: old, 2: fresh}, comments, WINDOW)
+    hot = hot_discussions({key(1): old, key(2): fresh}, comments, WINDOW)
     assert [h.item.number for h in hot] == [2, 1]
 
 
@@ -37,7 +44,7 @@ def test_ranked_by_comments_then_participants() -> None:
     a, b = make_item(1, "A"), make_item(2, "B")
     comments = [make_comment(i, 1, "x") for i in range(4)]
     comments += [make_comment(10 + i, 2, who) for i, who in enumerate(["x", "y", "z", "w"])]
-    hot = hot_discussions({1: a, 2: b}, comments, WINDOW)
+    hot = hot_discussions({key(1): a, key(2): b}, comments, WINDOW)
     assert [h.item.number for h in hot] == [2, 1]
 
 
@@ -50,7 +57,7 @@ def test_only_comments_inside_the_window() -> None:
         make_comment(3, 1, "c", at=WINDOW.start),
         make_comment(4, 1, "d", at=WINDOW.end - timedelta(seconds=1)),
     ]
-    hot = hot_discussions({1: item}, comments, WINDOW)
+    hot = hot_discussions({key(1): item}, comments, WINDOW)
     assert hot[0].participants == ("c", "d")
 
 
@@ -61,21 +68,21 @@ def test_participants_most_active_first() -> None:
     comments = [
         make_comment(i, 1, who, at=START + timedelta(minutes=i)) for i, who in enumerate(order)
     ]
-    hot = hot_discussions({1: item}, comments, WINDOW)
+    hot = hot_discussions({key(1): item}, comments, WINDOW)
     assert hot[0].participants == ("cat", "ben", "ann")
 
 
 def test_at_most_five() -> None:
     """No more than five discussions are returned."""
-    items = {n: make_item(n, f"T{n}") for n in range(1, 9)}
-    comments = [make_comment(n * 10 + i, n, f"u{i}") for n in items for i in range(3)]
+    items = {key(n): make_item(n, f"T{n}") for n in range(1, 9)}
+    comments = [make_comment(k.number * 10 + i, k.number, f"u{i}") for k in items for i in range(3)]
     assert len(hot_discussions(items, comments, WINDOW)) == 5
 
 
 def test_sample_hot_discussion() -> None:
     """In the sample only #33490 has comments in the window: xyang16 and mgoin, one each."""
     data = sample_data()
-    hot = hot_discussions({i.number: i for i in data.items}, data.comments, data.window)
+    hot = hot_discussions({i.key: i for i in data.items}, data.comments, data.window)
     assert [(h.item.number, h.heat, h.participants) for h in hot] == [
         (33490, 2, ("xyang16", "mgoin"))
     ]
@@ -90,7 +97,7 @@ def test_a_boilerplate_only_thread_is_never_hot() -> None:
         make_comment(3, 1, "carol", "LGTM"),
         make_comment(4, 1, "dave", "+1"),
     ]
-    assert hot_discussions({1: noise}, comments, WINDOW) == ()
+    assert hot_discussions({key(1): noise}, comments, WINDOW) == ()
 
 
 def test_a_hot_discussion_needs_two_substantive_comments() -> None:
@@ -101,7 +108,7 @@ def test_a_hot_discussion_needs_two_substantive_comments() -> None:
         make_comment(2, 1, "bob", "any update?"),
         make_comment(3, 1, "carol", "LGTM"),
     ]
-    assert hot_discussions({1: item}, comments, WINDOW) == ()
+    assert hot_discussions({key(1): item}, comments, WINDOW) == ()
     comments.append(make_comment(4, 1, "dave", "I can reproduce it on H100 with TP=8 as well."))
-    (hot,) = hot_discussions({1: item}, comments, WINDOW)
+    (hot,) = hot_discussions({key(1): item}, comments, WINDOW)
     assert hot.heat == 2 and hot.boilerplate == 2 and hot.participants == ("alice", "dave")

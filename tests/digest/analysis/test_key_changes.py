@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from digest.analysis.key_changes import key_changes
 from digest.analysis.substance import Discussion
-from tests.support.analysis_sample import make_item, sample_analysis
+from tests.support.analysis_sample import key, make_item, sample_analysis
 
 BODY = "This replaces the slow path with a fused kernel for the common shapes."
 
@@ -33,7 +33,7 @@ def test_discussion_breaks_ties() -> None:
         make_item(1, "[Core] Scheduler tweak", pr=True, body=BODY),
         make_item(2, "[Core] Scheduler tweak", pr=True, body=BODY),
     ]
-    assert [i.number for i in key_changes(merged, Discussion({1: 6}, {1: 3}))] == [1, 2]
+    assert [i.number for i in key_changes(merged, Discussion({key(1): 6}, {key(1): 3}))] == [1, 2]
 
 
 def test_at_most_eight() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from digest.analysis.siblings import siblings
-from tests.support.analysis_sample import make_item, sample_analysis
+from tests.support.analysis_sample import key, make_item, sample_analysis
 
 BODY = (
     "Move the gRPC server into its own package so that the proto compilation happens once at "
@@ -22,9 +22,9 @@ def test_follow_ups_v2_and_same_bodies_are_siblings() -> None:
         make_item(6, "[Bug]: gRPC server split", body=BODY),  # an issue is no sibling
     ]
     found = siblings(items)
-    assert found[1] == (2,) and found[2] == (1,)
-    assert found[3] == (4, 5) and found[5] == (3,)
-    assert 6 not in found
+    assert found[key(1)] == (key(2),) and found[key(2)] == (key(1),)
+    assert found[key(3)] == (key(4), key(5)) and found[key(5)] == (key(3),)
+    assert key(6) not in found
 
 
 def test_unrelated_prs_are_not_siblings() -> None:
@@ -42,14 +42,14 @@ def test_the_sample_groups_the_two_huggingface_hub_pins() -> None:
     from digest.writers.template.context import context
 
     analysis = sample_analysis()
-    assert analysis.siblings[33492] == (33473,)
+    assert analysis.siblings[key(33492)] == (key(33473),)
     item = next(i for i in analysis.items if i.number == 33492)
     for lang, said in (("zh", "（与 #33473 属同一改动的不同版本）"), ("en", "change in #33473")):
         ctx = context(analysis, lang)  # type: ignore[arg-type]
         spans = ctx.sibling_note(item)
         text = "".join(getattr(s, "text", "") or f"#{getattr(s, 'number', '')}" for s in spans)
         assert said in text
-        assert ctx.sibling_note(item, frozenset({33492})) == ()
+        assert ctx.sibling_note(item, frozenset({key(33492)})) == ()
 
 
 def test_many_same_titles_are_not_siblings_without_a_version_mark() -> None:
@@ -57,4 +57,4 @@ def test_many_same_titles_are_not_siblings_without_a_version_mark() -> None:
     same = [make_item(n, "[ROCm] Tune kernel", pr=True, body=f"Tune case {n}.") for n in range(30)]
     assert siblings(same) == {}
     marked = [*same, make_item(99, "[ROCm] Tune kernel v2", pr=True)]
-    assert len(siblings(marked)[99]) == 3
+    assert len(siblings(marked)[key(99)]) == 3

@@ -14,7 +14,7 @@ from digest.analysis.substance import (
     template_lines,
 )
 from digest.analysis.text import title_tags
-from tests.support.analysis_sample import make_item
+from tests.support.analysis_sample import key, make_item
 
 TEMPLATE = "## Purpose\n{text}\n## Test Plan\n\n## Test Result\n\n- [ ] The test plan\n"
 
@@ -68,7 +68,7 @@ def test_fixes_and_participants_lift_a_plain_title() -> None:
         ),
         fixes=(7,),
     )
-    talk = Discussion({2: 6}, {2: 4})
+    talk = Discussion({key(2): 6}, {key(2): 4})
     assert [i.number for i in key_changes([tweak, fix], talk)] == [2, 1]
 
 
@@ -76,4 +76,6 @@ def test_bot_and_bump_stay_out() -> None:
     """A bot's PR and a dependency bump are never key changes, however discussed."""
     bot = make_item(1, "[Kernel] Faster GEMM", pr=True, author="renovate[bot]", bot=True)
     bump = make_item(2, "Bump flashinfer from 0.4 to 0.5", pr=True)
-    assert key_changes([bot, bump], Discussion({1: 9, 2: 9}, {1: 5, 2: 5})) == ()
+    assert (
+        key_changes([bot, bump], Discussion({key(1): 9, key(2): 9}, {key(1): 5, key(2): 5})) == ()
+    )

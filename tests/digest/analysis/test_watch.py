@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from digest.analysis.watch import watch_reason, worth_watching
-from tests.support.analysis_sample import START, make_item, sample_analysis
+from tests.support.analysis_sample import START, key, make_item, sample_analysis
 
 
 def test_reasons() -> None:
@@ -15,7 +15,7 @@ def test_reasons() -> None:
     assert watch_reason(make_item(3, "[RFC]: new scheduler"), ()) == "rfc"
     assert watch_reason(make_item(4, "Slow", labels=("bug",), comments_total=20), ()) == "busy_bug"
     assert watch_reason(make_item(5, "Anything", labels=("release-blocker",)), ()) == "blocker"
-    assert watch_reason(make_item(6, "Hot topic"), {6}) == "heated"
+    assert watch_reason(make_item(6, "Hot topic"), {key(6)}) == "heated"
     closed = make_item(7, "[Bug]: crash", labels=("bug",), closed=START + timedelta(hours=1))
     assert watch_reason(closed, ()) is None
     assert watch_reason(make_item(8, "[Bugfix] Fix crash in loader", pr=True), ()) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from digest.llm.grounding import Grounds, mask
 from digest.models import ItemRef, Text, UserRef
 from tests.support.llm_samples import REPO_URL, window_data
+from tests.support.scopes import scope_item
 
 GROUNDS = Grounds.of(window_data())
 
@@ -158,3 +159,36 @@ def test_mask_hides_other_spellings() -> None:
     """Glued and scheme-less references outside the window are hidden as well."""
     text = "dup of vllm-project/vllm#12345, see github.com/x/y/pull/1 and www.x.example; PR#36001"
     assert mask(text, GROUNDS) == "dup of vllm-project/vllm(ref), see (link) and (link); PR#36001"
+
+
+def _scope_grounds() -> Grounds:
+    """Two repositories that both have a #1; only the second has a #6."""
+    items = [
+        scope_item("vllm-project/vllm", 1),
+        scope_item("sgl-project/sglang", 1),
+        scope_item("sgl-project/sglang", 6),
+    ]
+    return Grounds.make(items, {"alice": "alice"}, "https://github.com/vllm-project/vllm", True)
+
+
+def test_a_number_two_repositories_share_must_name_its_repository() -> None:
+    """In a scope, ``#1`` of two repositories is ambiguous (a problem, never a guessed link);
+    ``owner/name#1`` and the item's URL name one; a number only one repository has is fine."""
+    grounds = _scope_grounds()
+    assert grounds.problems(["#1 broke"]) == ["#1 is in several repositories: write owner/name#1"]
+    said = "sgl-project/sglang#1 and #6, see https://github.com/vllm-project/vllm/issues/1"
+    assert grounds.problems([said]) == []
+    refs = [s for s in grounds.spans(said) if isinstance(s, ItemRef)]
+    assert [r.url for r in refs] == [
+        "https://github.com/sgl-project/sglang/issues/1",
+        "https://github.com/sgl-project/sglang/issues/6",
+        "https://github.com/vllm-project/vllm/issues/1",
+    ]
+    assert {str(k) for k in grounds.cites([said])} == {
+        "sgl-project/sglang#1",
+        "sgl-project/sglang#6",
+        "vllm-project/vllm#1",
+    }
+    assert grounds.problems(["vllm-project/vllm#6"]) == [
+        "vllm-project/vllm#6 is not an item of the data"
+    ]

@@ -22,7 +22,7 @@ async def test_old_window_hot_discussions_match_the_mirror(
     data = await load_window(rig.store, REPO, window, "https://github.com/" + REPO)
     hot = [
         h.item.number
-        for h in hot_discussions({i.number: i for i in data.items}, data.comments, window)
+        for h in hot_discussions({i.key: i for i in data.items}, data.comments, window)
     ]
     expected = twenty_days.most_discussed(window.start, window.end)
     assert set(hot) == set(expected)

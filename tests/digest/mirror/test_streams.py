@@ -110,7 +110,7 @@ async def test_review_threads_count_in_hot_discussions(
     window = today(reviewed_day)
     await rig.syncer.ensure(REPO, window)
     data = await load_window(rig.store, REPO, window, "https://github.com/" + REPO)
-    hot = hot_discussions({i.number: i for i in data.items}, data.comments, window)
+    hot = hot_discussions({i.key: i for i in data.items}, data.comments, window)
     assert [h.item.number for h in hot] == reviewed_day.most_discussed(window.start, window.end)
     people = reviewed_day.participants(window.start, window.end)
     assert all(set(h.participants) == people[h.item.number] for h in hot)

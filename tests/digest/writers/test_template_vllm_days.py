@@ -13,9 +13,19 @@ from digest.analysis.excerpts import whole
 from digest.analysis.substance import discussion, substance, template_lines
 from digest.i18n import phrase
 from digest.i18n.share import chinese_share, english_quotes, prose
-from digest.models import BulletList, Digest, ItemRef, Lang, Section, Text, UserRef, iter_spans
+from digest.models import (
+    BulletList,
+    Digest,
+    ItemKey,
+    ItemRef,
+    Lang,
+    Section,
+    Text,
+    UserRef,
+    iter_spans,
+)
 from digest.writers.template.context import context
-from tests.support.analysis_sample import build_digest
+from tests.support.analysis_sample import REPO, build_digest
 from tests.support.vllm_days import (
     ANSWERED,
     BOILERPLATE,
@@ -152,7 +162,8 @@ def test_sibling_prs_are_grouped(day: str, lang: str) -> None:
     """The v2 that supersedes its first version is named with it."""
     analysis = day_analysis(day)
     first, second = sorted(SIBLINGS[day])
-    assert analysis.siblings[first] == (second,) and analysis.siblings[second] == (first,)
+    a, b = ItemKey(REPO, first), ItemKey(REPO, second)
+    assert analysis.siblings[a] == (b,) and analysis.siblings[b] == (a,)
     topic = _section(_digest(day, lang), "topic:rocm")
     lines = [line for b in topic.blocks if isinstance(b, BulletList) for line in b.items]
     firsts = set()

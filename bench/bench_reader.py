@@ -1,6 +1,7 @@
 """The reader's checks of the template report of the sample day (tests/data/vllm-2026-01-31.json):
-per section, the Chinese share of the zh prose (titles, logins, links and code set aside) and
-the English sentences it quotes; with ``--reference`` the same share of a published page (plain
+per section, the Chinese share of the zh prose (titles, logins, links and code set aside; a
+name counting one, and by letters, every Latin letter and digit alike) and the English
+sentences it quotes; with ``--reference`` the same share of a published page (plain
 text, its sections found by their emoji headings).
 
     python bench/bench_reader.py [--print zh|en] [--reference ../shared/reference/page.zh.txt]
@@ -56,14 +57,22 @@ def main() -> None:
         return
     zh = build_digest(analysis, "zh")
     published = reference_sections(args.reference.read_text("utf-8")) if args.reference else {}
-    print("| section | ours: zh share | ours: English quotes | published: zh share |")
-    print("|---|---|---|---|")
+    print(
+        "| section | ours: zh share | ours: by letters | ours: English quotes "
+        "| published: zh share | published: by letters |"
+    )
+    print("|---|---|---|---|---|---|")
     for section in zh.sections:
         text = prose(section.blocks)
         theirs = published.get(section.id, "")
-        shown = f"{chinese_share(theirs):.0%}" if theirs.strip() else "-"
+        shown = (
+            f"{chinese_share(theirs):.0%} | {chinese_share(theirs, names=False):.0%}"
+            if theirs.strip()
+            else "- | -"
+        )
         print(
-            f"| {section.id} | {chinese_share(text):.0%} | {len(english_quotes(text))} | {shown} |"
+            f"| {section.id} | {chinese_share(text):.0%} | {chinese_share(text, names=False):.0%}"
+            f" | {len(english_quotes(text))} | {shown} |"
         )
 
 

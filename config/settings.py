@@ -237,12 +237,14 @@ class TopicConfig(BaseModel):
 
 
 class OrganisationConfig(BaseModel):
-    """Who works for an organisation, as logins tell (no e-mail addresses)."""
+    """Who works for an organisation, as logins and profiles' ``company`` tell (no e-mail
+    addresses)."""
 
     model_config = ConfigDict(extra="forbid")
     suffixes: list[str] = []  # e.g. "-amd"
     prefixes: list[str] = []  # e.g. "amd-"
     logins: list[str] = []
+    companies: list[str] = []  # more names a profile's company field gives it
 
     def to_organisation(self, name: str) -> Organisation:
         return Organisation(
@@ -250,6 +252,7 @@ class OrganisationConfig(BaseModel):
             suffixes=tuple(self.suffixes),
             prefixes=tuple(self.prefixes),
             logins=tuple(self.logins),
+            companies=tuple(self.companies),
         )
 
 

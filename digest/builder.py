@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from digest.analysis.types import HISTORY_WINDOWS, Analysis, WindowData
-from digest.errors import ConfigError
+from digest.errors import ConfigError, DigestError
 from digest.i18n import t
+from digest.mirror.profiles import Profiles
 from digest.mirror.store import Completion, Store, Sync, SyncResult
 from digest.models import Comment, Digest, Item, Lang, Organisation, Topic, Window
 from digest.scope import Scope
@@ -192,8 +193,10 @@ class DigestBuilder:
         clock: Callable[[], datetime],
         web_url: str = "https://github.com",
         slots: BuildSlots | None = None,
+        profiles: Profiles | None = None,
     ) -> None:
         self._store = store
+        self._profiles = profiles  # the companies of the people a report names
         self._slots = slots or BuildSlots(DEFAULT_BUILDS)
         self._sync = sync
         self._writers = writers
@@ -212,6 +215,20 @@ class DigestBuilder:
     @property
     def writer_names(self) -> Sequence[str]:
         return tuple(self._writers)
+
+    async def _with_companies(self, analysis: Analysis) -> Analysis:
+        """``analysis`` with the profile companies of the people it names, when profiles are
+        kept; a store or GitHub failure leaves affiliation to the logins."""
+        if self._profiles is None:
+            return analysis
+        from digest.analysis.people import named_people
+
+        try:
+            companies = await self._profiles.companies(named_people(analysis.hot, analysis.topics))
+        except DigestError as failure:
+            log.warning("digest.profiles_unavailable", extra={"error": str(failure)})
+            return analysis
+        return replace(analysis, companies=companies) if companies else analysis
 
     async def build(self, request: DigestRequest, synced: Synced = None) -> Digest:
         """Sync, analyse and write the digest that ``request`` describes.
@@ -295,6 +312,7 @@ class DigestBuilder:
             )
             self.analyses += 1
             self._last = (inputs, data, analysis)
+        analysis = await self._with_companies(analysis)
         written = await writer.write(analysis, request.lang)
         notes.extend(written.notes)
         self.builds += 1

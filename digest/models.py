@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -188,13 +189,15 @@ class Topic:
 
 @dataclass(frozen=True, slots=True)
 class Organisation:
-    """Who works for an organisation, as far as logins tell: suffixes (``-amd``), prefixes
-    (``amd-``) and listed logins, all case-insensitive."""
+    """Who works for an organisation, as far as logins and profiles tell: suffixes (``-amd``),
+    prefixes (``amd-``) and listed logins, all case-insensitive; and the names a GitHub
+    profile's ``company`` field gives it (its own name always, ``"@AMD"`` as ``AMD``)."""
 
     name: str
     suffixes: tuple[str, ...] = ()
     prefixes: tuple[str, ...] = ()
     logins: tuple[str, ...] = ()
+    companies: tuple[str, ...] = ()  # more names the ``company`` field may carry
 
     def has(self, login: str) -> bool:
         """Whether ``login`` belongs to this organisation."""
@@ -204,6 +207,18 @@ class Organisation:
             or any(low.endswith(s.lower()) for s in self.suffixes)
             or any(low.startswith(p.lower()) for p in self.prefixes)
         )
+
+    def employs(self, company: str) -> bool:
+        """Whether a profile's ``company`` (``"AMD"``, ``"@AMD"``, ``"AMD, Inc."``) names this
+        organisation: one of its names, as whole words."""
+        said = f" {_company_words(company)} "
+        return any(
+            f" {name} " in said for name in map(_company_words, (self.name, *self.companies))
+        )
+
+
+def _company_words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 # Rich text: sections are built from blocks of inline spans, so each renderer can escape
@@ -215,7 +230,9 @@ class Text:
     """Plain text, possibly from GitHub (untrusted): renderers always escape it."""
 
     text: str
-    style: str = "plain"  # plain | bold | italic | code
+    # plain | bold | italic | code | original (the words of a comment the line summarises,
+    # GitHub's own: collapsed on the site, a short quoted tail in chat)
+    style: str = "plain"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,21 @@ from collections.abc import Sequence
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from digest.analysis.text import shorten
+from digest.analysis.text import shorten, strip_tags
 from digest.i18n import PLACEHOLDER, phrase, spaced
-from digest.models import Inline, Item, ItemRef, Lang, Link, Pointer, Text, UserRef
+from digest.models import (
+    Block,
+    BulletList,
+    Inline,
+    Item,
+    ItemRef,
+    Lang,
+    Link,
+    Paragraph,
+    Pointer,
+    Text,
+    UserRef,
+)
 
 Part = str | int | Inline | Sequence[Inline]
 Spans = tuple[Inline, ...]
@@ -39,6 +51,35 @@ def item_ref(item: Item, title: bool = True, limit: int = 0) -> ItemRef:
     if limit:
         text = shorten(text, limit)
     return ItemRef(number=item.number, url=item.url, title=text)
+
+
+REPEAT_TITLE = 30  # characters of an item's title once the section has named it in full
+
+
+def repeats_shortened(blocks: Sequence[Block], limit: int = REPEAT_TITLE) -> tuple[Block, ...]:
+    """``blocks`` with each item's link text shortened after its first mention: the title
+    without its tags, cut to ``limit`` characters (the reader has read it once)."""
+    seen: set[int] = set()
+
+    def short(spans: Sequence[Inline]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for span in spans:
+            if isinstance(span, ItemRef) and span.title:
+                if span.number in seen:
+                    span = ItemRef(span.number, span.url, shorten(strip_tags(span.title), limit))
+                seen.add(span.number)
+            out.append(span)
+        return tuple(out)
+
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            out.append(Paragraph(short(block.spans)))
+        elif isinstance(block, BulletList):
+            out.append(BulletList(tuple(short(entry) for entry in block.items)))
+        else:
+            out.append(block)
+    return tuple(out)
 
 
 def tidy(spans: Sequence[Inline]) -> Spans:

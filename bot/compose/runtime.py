@@ -38,6 +38,7 @@ from digest.github.retry import RetryPolicy
 from digest.mirror.access import GuardedSync, RepoAccess
 from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
+from digest.mirror.profiles import Profiles
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.schedule.ledger import PostLedger
@@ -153,8 +154,19 @@ async def build_runtime(
         if llm_writer is not None:
             writers["llm"] = llm_writer
         slots = BuildSlots(settings.max_builds)  # shared by the builder and its fallback
+        profiles = (
+            Profiles(storage.profiles, github, clock=clock, share=gh.reserve_share)
+            if storage.profiles is not None
+            else None
+        )
         builder = DigestBuilder(
-            store=store, sync=gate, writers=writers, clock=clock, web_url=gh.web_url, slots=slots
+            store=store,
+            sync=gate,
+            writers=writers,
+            clock=clock,
+            web_url=gh.web_url,
+            slots=slots,
+            profiles=profiles,
         )
         fallback = None
         mirror: Store = store  # what questions read and the background sync refreshes

@@ -20,6 +20,7 @@ from config.settings import Settings
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.backends.sqlite.state import SQLiteState
 from digest.errors import ConfigError
+from digest.mirror.profiles import ProfileStore
 from digest.mirror.store import Store
 from digest.schedule.ledger import PostLedger, StateLedger
 from digest.schedule.subscriptions import StateSubscriptions
@@ -39,6 +40,7 @@ class Storage:
         None  # the digest cache's state when not ``state`` (REDIS_CACHE_URL)
     )
     redis_reachable: Callable[[], Awaitable[bool]] | None = None  # with Redis: whether it answers
+    profiles: ProfileStore | None = None  # where the GitHub profiles of named people are kept
 
 
 def db_path(db: str) -> str:
@@ -90,14 +92,16 @@ async def build_storage(
         local = SQLiteStore(db)
         stack.push_async_callback(local.close)
         shared = RedisState(client)
+        mirror = RedisStore(client)
         return Storage(
-            store=RedisStore(client),
+            store=mirror,
             state=shared,
             ledger=RedisLedger(client, prefix=shared.prefix),
             subscriptions=StateSubscriptions(shared),
             local=local,
             cache=cache,
             redis_reachable=shared.reachable,
+            profiles=mirror,
         )
     store = SQLiteStore(db)
     stack.push_async_callback(store.close)
@@ -108,4 +112,5 @@ async def build_storage(
         state=state,
         ledger=StateLedger(state),
         subscriptions=StateSubscriptions(state),
+        profiles=store,
     )

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 
 from bot.commands.grammar import command_line
 from digest.models import Inline, ItemRef, Link, Pointer, Text, UserRef
+from digest.render.chat import trailing
 from digest.render.unlinked import unlinked
 
 ZWSP = "\u200b"
@@ -104,7 +105,7 @@ def tokens(span: Inline) -> list[str]:
 def line_tokens(spans: tuple[Inline, ...]) -> list[str]:
     """The tokens of a run of spans, with doubled and edge spaces removed."""
     out: list[str] = []
-    for span in unlinked(spans):
+    for span in unlinked(trailing(spans)):
         for token in tokens(span):
             if token == " " and (not out or out[-1] == " "):
                 continue

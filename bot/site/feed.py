@@ -63,7 +63,7 @@ def summary_html(digest: Digest) -> str:
     """The summary section as the report page shows it: an HTML fragment whose only links are
     the items and people (an address in the text is code, as everywhere)."""
     section = digest.section("summary")
-    return "" if section is None else render_blocks(section.blocks)
+    return "" if section is None else render_blocks(section.blocks, digest.lang)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ from digest.models import (
     Text,
     UserRef,
 )
-from digest.render.chat import for_chat
+from digest.render.chat import for_chat, trailing
 from digest.render.unlinked import unlinked
 from digest.windows import format_window
 
@@ -86,7 +86,7 @@ def span_atoms(spans: Iterable[Inline]) -> tuple[str, ...]:
     """The mrkdwn of ``spans`` as atoms: escaped words, whitespace runs and whole links; an
     address in text is code, never a link (``digest.render.unlinked``)."""
     atoms: list[str] = []
-    for span in unlinked(spans):
+    for span in unlinked(trailing(spans)):
         if isinstance(span, Text):
             atoms.extend(_text_atoms(span))
         elif isinstance(span, ItemRef):

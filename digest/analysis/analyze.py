@@ -58,7 +58,7 @@ def analyze(
     def weigh(item: Item) -> float:
         return substance(item, talk, template)
 
-    found_trends = with_topics(trends(items, weigh=weigh), matches)
+    found_trends = with_topics(trends(items, weigh=weigh), matches, weigh)
     return Analysis(
         data=data,
         items=items,

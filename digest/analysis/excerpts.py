@@ -2,8 +2,8 @@
 
 The excerpt comes from the description's purpose or change part ("What this PR does",
 "Changes", "Solution", "Fix", "Purpose", "Summary", "Motivation"), else its first prose; it
-never runs into a code block (a sentence that introduces one, ending in ``:``, is dropped) and
-ends at a full sentence or with an ellipsis.
+never runs into a code block (a sentence that introduces one, ending in ``:`` or mid-sentence, is
+dropped; the prose after the block goes on) and ends at a full sentence or with an ellipsis.
 """
 
 from __future__ import annotations
@@ -73,20 +73,42 @@ def _part_rank(name: str, wanted: tuple[str, ...]) -> int:
     return len(wanted) + (0 if not name else 1)  # the untitled start before other parts
 
 
+def _before_code(text: str) -> str:
+    """The whole sentences of ``text``, a line that runs into a code block: the sentence the
+    block ends is dropped."""
+    if not is_prose_line(text):
+        return ""
+    found = sentences(text)
+    kept = [s for s in found if s.endswith(_ENDS)]
+    if kept and not text.endswith(_ENDS) and kept[-1] == found[-1]:
+        kept = kept[:-1]
+    return " ".join(kept)
+
+
 def _prose(lines: list[str]) -> Iterator[str]:
-    """The prose of ``lines`` up to the first code block, one line at a time."""
+    """The prose of ``lines`` one line at a time, code blocks left out: a line that runs into
+    a block (ending in ``:`` or mid-sentence, as "fails to start with") is dropped with it,
+    and the prose of the lines after the block goes on."""
+    pending = ""
     for line in lines:
         if _CODE in line:
             before = line.split(_CODE, 1)[0].strip()
-            if is_prose_line(before):  # only its whole sentences, not the one the block ends
-                kept = [s for s in sentences(before) if s.endswith(_ENDS)]
-                if kept and not before.endswith(_ENDS):
-                    kept = kept[:-1] if kept[-1] == sentences(before)[-1] else kept
-                if kept:
-                    yield " ".join(kept)
-            return
+            if pending and pending.endswith(_ENDS):
+                yield pending
+            kept = _before_code(before) if before else ""
+            if kept:
+                yield kept
+            pending = ""  # the rest of the line finishes the sentence the block broke
+            continue
+        if not line.strip():
+            continue
+        if pending:
+            yield pending
+        pending = ""
         if is_prose_line(line) and not line.rstrip().endswith((":", "：")):
-            yield line.strip()  # a line ending in ":" introduces what follows
+            pending = line.strip()  # a line ending in ":" introduces what follows
+    if pending:
+        yield pending
 
 
 def excerpt_sentences(

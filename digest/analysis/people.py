@@ -4,14 +4,15 @@ Roles come from GitHub's ``author_association`` (OWNER, MEMBER and COLLABORATOR 
 repository's maintainers), from authorship (an issue's author reports it, a PR's author wrote
 it) and from inline review comments (reviewers); everyone else is a community member.
 Affiliation comes from the configured organisation map (login suffixes, prefixes, listed
-logins), never from e-mail addresses.
+logins) and the ``company`` of the person's GitHub profile, never from e-mail addresses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 
+from digest.analysis.types import HotDiscussion, TopicMatch
 from digest.models import Comment, Item, Organisation
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -48,6 +49,26 @@ def role_of(login: str, item: Item, comments: Iterable[Comment] = ()) -> Role:
     return Role.COMMUNITY
 
 
-def affiliation_of(login: str, organisations: Sequence[Organisation]) -> str:
-    """The first organisation of ``organisations`` that ``login`` belongs to; ""."""
-    return next((org.name for org in organisations if org.has(login)), "")
+def affiliation_of(
+    login: str, organisations: Sequence[Organisation], companies: Mapping[str, str] = {}
+) -> str:
+    """The first organisation of ``organisations`` that ``login`` belongs to by login, else
+    the first its profile's company (``companies``: login -> company) names; ""."""
+    by_login = next((org.name for org in organisations if org.has(login)), "")
+    company = companies.get(login, "")
+    if by_login or not company:
+        return by_login
+    return next((org.name for org in organisations if org.employs(company)), "")
+
+
+def named_people(hot: Iterable[HotDiscussion], topics: Iterable[TopicMatch]) -> tuple[str, ...]:
+    """The people a report names: the authors and participants of its hot discussions and
+    the authors of its focus topics' items, bots aside, in that order."""
+    found: list[str] = []
+    for discussion in hot:
+        if not discussion.item.author_is_bot:
+            found.append(discussion.item.author)
+        found.extend(discussion.participants)
+    for match in topics:
+        found.extend(hit.item.author for hit in match.items if not hit.item.author_is_bot)
+    return tuple(dict.fromkeys(found))

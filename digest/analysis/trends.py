@@ -278,9 +278,14 @@ def against_history(
     return tuple(out)
 
 
-def with_topics(found: Sequence[Trend], matches: Sequence[TopicMatch]) -> tuple[Trend, ...]:
+def with_topics(
+    found: Sequence[Trend],
+    matches: Sequence[TopicMatch],
+    weigh: Callable[[Item], float] | None = None,
+) -> tuple[Trend, ...]:
     """``found`` with a trend that names a focus topic (its name or a synonym) counting that
-    topic's items, in the topic's order, so that trends and the topic's section agree."""
+    topic's items, so that trends and the topic's section agree: the weightiest first when
+    ``weigh`` is given, else in the topic's order."""
     names = {
         name.lower(): match
         for match in matches
@@ -290,6 +295,9 @@ def with_topics(found: Sequence[Trend], matches: Sequence[TopicMatch]) -> tuple[
     for trend in found:
         match = names.get(trend.term.lower())
         if match is not None and match.items:
-            trend = replace(trend, items=tuple(hit.item for hit in match.items))
+            items = [hit.item for hit in match.items]
+            if weigh is not None:
+                items.sort(key=lambda item: (-weigh(item), item.number))
+            trend = replace(trend, items=tuple(items))
         out.append(trend)
     return tuple(out)

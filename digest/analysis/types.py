@@ -144,6 +144,8 @@ class Analysis:
     activity: Activity
     followups: tuple[FollowUp, ...] = ()
     organisations: tuple[Organisation, ...] = ()  # the affiliation map
+    # login -> the company of their GitHub profile, for the people the report names
+    companies: Mapping[str, str] = field(default_factory=dict)
     glossary: tuple[tuple[str, str], ...] = ()  # the configuration's glossary entries
     # PR -> its siblings (two versions of one change) among ``items``
     siblings: Mapping[ItemKey, tuple[ItemKey, ...]] = field(default_factory=dict)

@@ -139,6 +139,10 @@ class GitHubClient:
         path = f"/repos/{repo}/issues/{number}"
         return _json_object(await self._get(path, what=f"{repo}#{number}"))
 
+    async def user(self, login: str) -> Row:
+        """``GET /users/{login}``: one profile (``company`` among its fields)."""
+        return _json_object(await self._get(f"/users/{login}", what=f"@{login}"))
+
     def issues(
         self, repo: str, since: datetime, *, etag: str | None = None
     ) -> AsyncGenerator[Page, None]:

@@ -59,6 +59,7 @@ SITE: Mapping[str, tuple[str, str]] = {
     "site.n_days": ("{n} 天", "{n} days"),
     "site.lang_name": ("中文", "English"),
     "site.data_table": ("图表数据", "Chart data"),
+    "site.original": ("原文", "Original words"),
     "site.date": ("日期", "Date"),
     "site.hour": ("小时", "Hour"),
     "site.empty_list": ("无", "None"),

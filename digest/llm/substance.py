@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from digest.i18n import cjk_script
-from digest.i18n.share import english_quotes
+from digest.i18n.share import chinese_share, english_quotes
 from digest.llm.grounding import Grounds
 from digest.llm.reasons import Reason
 from digest.models import Inline, Lang, Text
@@ -121,15 +121,16 @@ def _prose(text: str) -> str:
     return _REF.sub(" ", _CODE.sub(" ", text))
 
 
-# A zh answer's Chinese characters against them and its lower-case English words' letters
-# (names such as ROCm, MI300X or Qwen3.5 are set aside, as titles are in the template's test).
-ZH_SHARE = 0.3
+# A zh answer's Chinese share, measured as the template's sections are (digest.i18n.share:
+# references, links and code aside; a name such as ROCm, MI300X or Qwen3.5 counts one).
+ZH_SHARE = 0.4
 
 
 def language(texts: Iterable[str], lang: Lang) -> list[Problem]:
     """Whether ``texts`` are in ``lang``: zh mostly Chinese script (names, code and English
-    proper nouns aside), ``ZH_SHARE`` Chinese at least and quoting no English sentence; en
-    mostly not Chinese."""
+    proper nouns aside), ``ZH_SHARE`` Chinese at least by the template's measure
+    (:func:`digest.i18n.share.chinese_share`) and quoting no English sentence; en mostly not
+    Chinese."""
     texts = list(texts)
     prose = _prose(" ".join(texts))
     cjk = len(_CJK.findall(prose))
@@ -147,9 +148,7 @@ def language(texts: Iterable[str], lang: Lang) -> list[Problem]:
                     f'"{quotes[0][:60]}" quotes English; say in Chinese what it says or does',
                 )
             ]
-        han = len(_CJK.findall(prose))
-        words = sum(len(w) for w in _LOWER_WORD.findall(prose))  # names (ROCm, MI300X) aside
-        if han < ZH_SHARE * (han + words):
+        if chinese_share(prose) < ZH_SHARE:
             return [
                 Problem(
                     Reason.LANGUAGE,

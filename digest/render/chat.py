@@ -8,14 +8,30 @@ The terminal, JSON and the website keep the full lists.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
-from digest.models import Block, BulletList, Digest, Lang, Link, Paragraph, Text
+from digest.analysis.text import shorten
+from digest.models import Block, BulletList, Digest, Inline, Lang, Link, Paragraph, Text
 from digest.spans import Spans, say
 from digest.windows import spec_of
 
+ORIGINAL_TAIL = 100  # characters of a comment's original words trailing its line in chat
 FULL_LISTS_DAYS = 7  # a window up to this long keeps its full lists in chat
 TOP_ENTRIES = 5
+
+
+def trailing(spans: Iterable[Inline]) -> tuple[Inline, ...]:
+    """``spans`` as chat and Markdown show them: a comment's original words (style
+    ``original``) as a short quoted tail in italics after the line that summarises them.
+    Call it before :func:`digest.render.unlinked.unlinked`, which then cuts the addresses out
+    of the tail as of any GitHub text."""
+    return tuple(
+        Text(f" “{shorten(s.text, ORIGINAL_TAIL)}”", "italic")
+        if isinstance(s, Text) and s.style == "original"
+        else s
+        for s in spans
+    )
 
 
 def full_lists_at(digest: Digest, site_url: str | None = None) -> Spans:

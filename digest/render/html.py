@@ -310,9 +310,10 @@ def _link(url: str, label: str) -> str:
 _STYLES = {"bold": "strong", "italic": "em", "code": "code"}
 
 
-def render_spans(spans: Sequence[Inline]) -> Markup:
-    """Inline spans as HTML, every string escaped and only http(s) links made (the report's
-    text is most of a page: written here, not by a template macro per span)."""
+def render_spans(spans: Sequence[Inline], lang: Lang | str = Lang.EN) -> Markup:
+    """Inline spans as HTML in ``lang``, every string escaped and only http(s) links made (the
+    report's text is most of a page: written here, not by a template macro per span). A
+    comment's original words are collapsed in a ``<details>``."""
     out: list[str] = []
     for span in unlinked(spans):
         if isinstance(span, ItemRef):
@@ -322,6 +323,12 @@ def render_spans(spans: Sequence[Inline]) -> Markup:
             out.append(_link(span.url, f"@{span.login}"))
         elif isinstance(span, Link):
             out.append(_link(span.url, span.text or span.url))
+        elif isinstance(span, Text) and span.style == "original":
+            summary = escape(site_t("site.original", Lang(lang)))
+            out.append(
+                f'<details class="original"><summary>{summary}</summary>'
+                f"<q>{escape(span.text)}</q></details>"
+            )
         elif isinstance(span, Text):
             tag = _STYLES.get(span.style)
             text = escape(span.text)
@@ -329,9 +336,11 @@ def render_spans(spans: Sequence[Inline]) -> Markup:
     return Markup("".join(out))  # every part escaped above
 
 
-def render_blocks(blocks: Sequence[Block]) -> str:
-    """``blocks`` as an HTML fragment, as a report page shows them (a feed entry's content)."""
-    block = _env().get_template("macros.html").module.block  # type: ignore[attr-defined]
+def render_blocks(blocks: Sequence[Block], lang: Lang = Lang.EN) -> str:
+    """``blocks`` as an HTML fragment, as a report page in ``lang`` shows them (a feed
+    entry's content)."""
+    module = _env().get_template("macros.html").make_module({"lang": lang})
+    block = module.block  # type: ignore[attr-defined]
     return "\n".join(str(block(b)).strip() for b in blocks)
 
 

@@ -27,6 +27,7 @@ from digest.models import (
     Text,
     UserRef,
 )
+from digest.render.chat import trailing
 from digest.render.unlinked import unlinked
 from digest.windows import format_moment, format_window
 
@@ -136,7 +137,7 @@ def emphasis(text: str, mark: str) -> str:
 
 def line(spans: tuple[Inline, ...], write: Callable[[Inline], str] = inline) -> str:
     """Spans rendered on one line by ``write``, its start guarded, its addresses unlinked."""
-    return _guard_start("".join(write(span) for span in unlinked(spans)).strip())
+    return _guard_start("".join(write(span) for span in unlinked(trailing(spans))).strip())
 
 
 def block(item: Block) -> str:

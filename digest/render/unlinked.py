@@ -18,10 +18,12 @@ from digest.models import Inline, Text
 
 def unlinked(spans: Iterable[Inline]) -> tuple[Inline, ...]:
     """``spans`` with each address inside a plain, bold or italic text span cut out of it as a
-    code span; other spans (links, code, pointers) as they are."""
+    code span; other spans (links, code, pointers) as they are. A comment's original words
+    (``original``) stay whole: the site shows them in ``<details>``, which links nothing; chat
+    turns them into an italic tail first (:func:`digest.render.chat.trailing`)."""
     out: list[Inline] = []
     for span in spans:
-        if not isinstance(span, Text) or span.style == "code":
+        if not isinstance(span, Text) or span.style in ("code", "original"):
             out.append(span)
             continue
         for run, address in pieces(span.text):

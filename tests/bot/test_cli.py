@@ -95,7 +95,7 @@ async def test_today_as_json_has_exact_counts_within_the_request_budget(
     assert run.err == ""  # no progress display when stderr is not a terminal
     issues, comments = day.rows_updated_since(start - timedelta(minutes=2))
     budget = math.ceil(issues / 100) + math.ceil(comments / 100) + 3
-    assert len(github.requests) <= budget
+    assert len(github.data_requests) <= budget
     assert [s["id"] for s in digest["sections"]] == [
         "summary",
         "topic:rocm",
@@ -221,7 +221,7 @@ async def test_token_never_reaches_output(
     if log_json:
         logged = [json.loads(line) for line in run.err.splitlines()]
         (synced,) = [entry for entry in logged if entry["event"] == "sync.done"]
-        assert synced["repo"] == REPO and synced["requests"] == len(github.requests)
+        assert synced["repo"] == REPO and synced["requests"] == len(github.data_requests)
     else:
         assert re.search(rf"INFO digest.mirror.sync: sync.done repo={REPO} requests=\d+", run.err)
     assert github.requests and all(r.authenticated for r in github.requests)

@@ -201,3 +201,56 @@ async def test_the_same_window_in_another_language_is_analysed_once() -> None:
         assert again.counts != en.counts
     finally:
         await store.close()
+
+
+async def test_profiles_are_fetched_once_for_the_people_a_report_names() -> None:
+    """The companies of hot-discussion and focus-topic people only, one request each, kept
+    for the next build; a profile saying "@AMD" makes its owner AMD in the report."""
+    from config.settings import load_config
+    from digest.analysis.people import named_people
+    from digest.mirror.profiles import Profiles
+    from digest.models import UserRef, iter_spans
+    from tests.support import vllm_days
+
+    day = vllm_days.DAYS[0]
+    window = vllm_days.window(day)
+    clock = Clock(window.end + timedelta(minutes=5))
+    config = load_config()
+    issues, comments, reviews = vllm_days.rows()
+    async with FakeGitHub(clock=clock) as fake:
+        fake.add_repo(REPO, issues=issues, comments=comments, review_comments=reviews)
+        for login, company in vllm_days.PROFILES.items():
+            fake.put_user(login, company)
+        async with httpx.AsyncClient(base_url=fake.url, timeout=5.0) as http:
+            client = GitHubClient(http, token="t", sleep=RecordingSleep(clock), clock=clock)
+            store = SQLiteStore(":memory:")
+            try:
+                builder = DigestBuilder(
+                    store=store,
+                    sync=Syncer(client, store, clock=clock),
+                    writers={"template": TemplateWriter()},
+                    clock=clock,
+                    profiles=Profiles(store, client, clock=clock),
+                )
+                request = DigestRequest(
+                    REPO,
+                    window,
+                    "en",
+                    "template",
+                    (config.topic("rocm"),),
+                    organisations=config.organisation_map(),
+                )
+                digest = await builder.build(request)
+                asked = [r.path.split("/")[-1] for r in fake.requests if "/users/" in r.path]
+                again = await builder.build(request)
+                after = [r for r in fake.requests if "/users/" in r.path]
+            finally:
+                await store.close()
+    named = named_people(vllm_days.day_analysis(day).hot, vllm_days.day_analysis(day).topics)
+    assert asked and set(asked) == set(named) and len(asked) == len(set(asked))
+    assert "alexm-redhat" not in asked  # the boilerplate PR's author is named nowhere
+    assert len(after) == len(asked)
+    for built in (digest, again):
+        hot = next(s for s in built.sections if s.id == "hot")
+        refs = {s.login: s for s in iter_spans(hot.blocks) if isinstance(s, UserRef)}
+        assert refs["gshtras"].affiliation == "AMD" and refs["mgoin"].affiliation == ""

@@ -90,7 +90,7 @@ async def test_one_day_from_an_empty_store_stays_within_budget(
     async with served(day, tmp_path / "mirror.sqlite3") as (gh, runtime, _, _):
         digest = await today(runtime)
     assert digest.counts == day.expected_counts(*day.day(0))
-    assert 0 < len(gh.requests) <= budget(day, digest)
+    assert 0 < len(gh.data_requests) <= budget(day, digest)
     assert not any(r.path.startswith("/search/") for r in gh.requests)
 
 

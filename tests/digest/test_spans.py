@@ -39,3 +39,23 @@ def test_user_url_on_the_repository_host() -> None:
     assert user_url("https://github.com/o/r", "dependabot[bot]") == (
         "https://github.com/apps/dependabot"
     )
+
+
+def test_a_title_is_shortened_after_its_first_mention() -> None:
+    """The first link to an item reads its whole title; later ones its words, short."""
+    from digest.models import BulletList, ItemRef, Paragraph, Subheading, Text
+    from digest.spans import repeats_shortened
+
+    long = ItemRef(1, "https://github.com/o/r/pull/1", "[ROCm][Perf] Use AITER fused MoE for FP8")
+    other = ItemRef(2, "https://github.com/o/r/pull/2", "[Doc] Fix a typo")
+    blocks = (
+        Paragraph((long, Text(" and "), other, Text("; "), long)),
+        Subheading("x"),
+        BulletList(((other,), (long,))),
+    )
+    first, heading, rest = repeats_shortened(blocks, limit=20)
+    assert isinstance(first, Paragraph) and isinstance(rest, BulletList)
+    assert first.spans[0] == long and first.spans[2] == other
+    assert first.spans[4] == ItemRef(1, long.url, "Use AITER fused…")
+    assert rest.items == ((ItemRef(2, other.url, "Fix a typo"),), (first.spans[4],))
+    assert heading == Subheading("x")

@@ -197,6 +197,7 @@ class FakeGitHub:
         self._runner: web.AppRunner | None = None
         self.url = ""
         self.renamed: dict[str, str] = {}  # old lower-case name -> new name
+        self.users: dict[str, Row] = {}  # lower-case login -> profile (``GET /users/{login}``)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -336,6 +337,9 @@ class FakeGitHub:
         if request.path == "/search/issues":
             return self._search(request)
         parts = request.path.split("/")
+        if len(parts) == 3 and parts[1] == "users":
+            profile = self.users.get(parts[2].lower())
+            return (200, profile, {}) if profile else (404, {"message": "Not Found"}, {})
         if len(parts) > 2 and parts[1] == "repositories":  # where a renamed repository's 301 points
             found = next((r for r in self.repos.values() if str(_repo_id(r)) == parts[2]), None)
             if found is None:
@@ -377,6 +381,15 @@ class FakeGitHub:
         if match[3]:
             return self._list_issues(request, repo)
         return 200, _repo_json(repo), {}
+
+    @property
+    def data_requests(self) -> list[RecordedRequest]:
+        """The requests made for the repository's data: all but profiles (``/users/``)."""
+        return [r for r in self.requests if not r.path.startswith("/users/")]
+
+    def put_user(self, login: str, company: str | None = None, **fields: Any) -> None:
+        """A profile ``GET /users/{login}`` answers, with GitHub's ``company`` field."""
+        self.users[login.lower()] = {"login": login, "type": "User", "company": company, **fields}
 
     def _listing(
         self,

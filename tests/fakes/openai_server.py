@@ -266,6 +266,25 @@ def wrong_language(request: ChatRequest) -> Reply:
     return Answer(json.dumps(grounded_data(other), ensure_ascii=False))
 
 
+ENGLISH_TERMS = "（the attention backend selection）"
+
+
+def _with_terms(value: Any) -> Any:
+    if isinstance(value, str) and value.strip():
+        return f"{value}{ENGLISH_TERMS}"
+    if isinstance(value, list):
+        return [_with_terms(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in ("number", "login") else _with_terms(v) for k, v in value.items()}
+    return value
+
+
+def english_terms(request: ChatRequest) -> Reply:
+    """A model whose zh sentences carry English terms a glossary names in Chinese: its
+    Chinese share falls below the template's floor."""
+    return Answer(json.dumps(_with_terms(grounded_data(request)), ensure_ascii=False))
+
+
 def omitting_counts(request: ChatRequest) -> Reply:
     """A model whose summary leaves out the window's counts."""
     return Answer(json.dumps(grounded_data(request, counts=False), ensure_ascii=False))

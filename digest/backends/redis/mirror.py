@@ -10,7 +10,9 @@ keys in one cluster slot):
   ``P{R}:comments:created_at`` and ``P{R}:review_comments:created_at``: sorted sets of numbers
   (ids) scored by epoch microseconds, so
   a window query is one ``ZRANGE BYSCORE`` plus one ``HMGET``, never a scan;
-- ``P{R}:sync``: the sync state as JSON.
+- ``P{R}:sync``: the sync state as JSON;
+- ``Pprofiles``: hash ``lower-case login -> profile JSON`` (company, when fetched), shared by
+  every repository.
 
 The client is passed in (``redis.asyncio.Redis``) and owned by the caller; failures raise
 :class:`~digest.errors.StateUnavailable` (see :mod:`digest.backends.redis.guard`).
@@ -27,9 +29,11 @@ from redis.asyncio import Redis
 
 from digest.backends.redis.guard import RedisGuard, server_of
 from digest.mirror.item_windows import Column, ItemWindows
+from digest.mirror.profiles import Profile
 from digest.mirror.rows import (
     comment_from_dict,
     comment_to_dict,
+    from_micros,
     item_from_dict,
     item_to_dict,
     opt_micros,
@@ -285,6 +289,48 @@ class RedisStore(ItemWindows):
         )
         key = self._key(repo, "sync")
         await self._guard.run("set_sync_state", lambda: self._redis.set(key, value))
+
+    # -- profiles -------------------------------------------------------------------------
+
+    async def profiles(self, logins: Sequence[str]) -> dict[str, Profile]:
+        wanted = sorted({login.lower() for login in logins})
+        if not wanted:
+            return {}
+        key = f"{self._prefix}profiles"
+
+        async def query() -> list[bytes | str | None]:
+            return list(await self._redis.hmget(key, wanted))
+
+        found: dict[str, Profile] = {}
+        for login, raw in zip(wanted, await self._guard.run("profiles", query), strict=True):
+            if raw is not None:
+                data = json.loads(_text(raw))
+                found[login] = Profile(data["login"], data["company"], from_micros(data["at"]))
+        return found
+
+    async def put_profiles(self, profiles: Sequence[Profile]) -> None:
+        values: dict[str, str] = {
+            p.login.lower(): json.dumps(
+                {
+                    "v": SCHEMA_VERSION,
+                    "login": p.login,
+                    "company": p.company,
+                    "at": to_micros(p.fetched_at),
+                },
+                ensure_ascii=False,
+            )
+            for p in profiles
+        }
+        key = f"{self._prefix}profiles"
+
+        async def write() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for login, value in values.items():
+                    pipe.hset(key, login, value)
+                await pipe.execute()
+
+        if values:
+            await self._guard.run("put_profiles", write)
 
     async def close(self) -> None:
         """Nothing to release: the client belongs to the caller."""

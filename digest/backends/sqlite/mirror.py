@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from digest.backends.sqlite.worker import SQLiteWorker, write
 from digest.mirror.item_windows import Column, ItemWindows
+from digest.mirror.profiles import Profile
 from digest.mirror.rows import (
     from_micros,
     opt_micros,
@@ -25,7 +26,7 @@ from digest.mirror.rows import (
 from digest.mirror.store import SyncState
 from digest.models import Comment, CommentKind, Item, ItemKind, ItemState
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _T = TypeVar("_T")
 _CHUNK = 500  # bound parameters per ``IN (...)`` query
@@ -66,6 +67,15 @@ CREATE INDEX IF NOT EXISTS review_comments_created ON review_comments (repo, cre
 _ITEM_COMMENT_INDEXES = """
 CREATE INDEX IF NOT EXISTS comments_item ON comments (repo, item_number);
 CREATE INDEX IF NOT EXISTS review_comments_item ON review_comments (repo, item_number);
+"""
+# GitHub profiles of people the reports named (login lower-cased), with when they were fetched.
+_PROFILES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS profiles (
+    login TEXT PRIMARY KEY,
+    shown TEXT NOT NULL,
+    company TEXT NOT NULL,
+    fetched_at INTEGER NOT NULL
+);
 """
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS items (
@@ -121,6 +131,7 @@ CREATE TABLE IF NOT EXISTS sync_state (
 {_REVIEW_SCHEMA}
 ALTER TABLE review_comments ADD COLUMN author_association TEXT NOT NULL DEFAULT '';
 {_ITEM_COMMENT_INDEXES}
+{_PROFILES_SCHEMA}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 # From each older schema version to the next.
@@ -141,6 +152,7 @@ ALTER TABLE review_comments ADD COLUMN author_association TEXT NOT NULL DEFAULT 
 PRAGMA user_version = 4;
 """,
     4: _ITEM_COMMENT_INDEXES + "PRAGMA user_version = 5;\n",
+    5: _PROFILES_SCHEMA + "PRAGMA user_version = 6;\n",
 }
 
 
@@ -489,6 +501,34 @@ class SQLiteStore(ItemWindows):
         )
         sql = f"INSERT OR REPLACE INTO sync_state ({_SYNC_COLUMNS}) VALUES ({_placeholders(8)})"
         await self._run(lambda conn: write(conn, sql, [row]))
+
+    # -- profiles -------------------------------------------------------------------------
+
+    async def profiles(self, logins: Sequence[str]) -> dict[str, Profile]:
+        wanted = sorted({login.lower() for login in logins})
+
+        def query(conn: sqlite3.Connection) -> dict[str, Profile]:
+            found: dict[str, Profile] = {}
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                sql = (
+                    "SELECT login, shown, company, fetched_at FROM profiles "
+                    f"WHERE login IN ({_placeholders(len(chunk))})"
+                )
+                for row in conn.execute(sql, chunk):
+                    found[row[0]] = Profile(row[1], row[2], from_micros(row[3]))
+            return found
+
+        return await self._run(query) if wanted else {}
+
+    async def put_profiles(self, profiles: Sequence[Profile]) -> None:
+        rows: list[tuple[object, ...]] = [
+            (p.login.lower(), p.login, p.company, to_micros(p.fetched_at)) for p in profiles
+        ]
+        sql = "INSERT OR REPLACE INTO profiles (login, shown, company, fetched_at) VALUES "
+        sql += "(?, ?, ?, ?)"
+        if rows:
+            await self._run(lambda conn: write(conn, sql, rows))
 
     async def close(self) -> None:
         """Close the connection and stop the worker thread; later calls raise."""

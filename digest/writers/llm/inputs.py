@@ -54,7 +54,7 @@ def _people(analysis: Analysis, item: Item, comments: tuple[Comment, ...]) -> di
         if login == item.author and is_maintainer(item.author_association):
             role = "maintainer"
         person = {"role": role}
-        org = affiliation_of(login, analysis.organisations)
+        org = affiliation_of(login, analysis.organisations, analysis.companies)
         if org:
             person["affiliation"] = org
         out[login] = person
@@ -84,7 +84,7 @@ def item_facts(analysis: Analysis, item: Item) -> dict[str, Any]:
         if is_maintainer(item.author_association)
         else ("author" if item.is_pr else "reporter")
     )
-    org = affiliation_of(item.author, analysis.organisations)
+    org = affiliation_of(item.author, analysis.organisations, analysis.companies)
     if org:
         facts["author_affiliation"] = org
     return facts
@@ -193,8 +193,7 @@ def topic(analysis: Analysis, section_id: str, lang: Lang) -> SectionInput | Non
         facts["items_from_organisation"] = sum(
             1
             for t in match.items
-            for o in analysis.organisations
-            if o.name == org and o.has(t.item.author)
+            if affiliation_of(t.item.author, analysis.organisations, analysis.companies) == org
         )
     return _input(section_id, analysis, sources, facts, keep=10)
 

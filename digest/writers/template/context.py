@@ -85,7 +85,7 @@ class Context:
     def person(self, login: str, item: Item) -> UserRef:
         """A link to ``login`` carrying their role on ``item`` and their organisation."""
         ref = self.user(login)
-        org = affiliation_of(login, self.analysis.organisations)
+        org = affiliation_of(login, self.analysis.organisations, self.analysis.companies)
         return UserRef(ref.login, ref.url, self.role(login, item).value, org)
 
     def tag(self, ref: UserRef) -> str:

@@ -20,7 +20,7 @@ ZH_QUOTE_SHARE = 0.3  # Han characters a comment needs for the zh report to quot
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _PUSHBACK = re.compile(
     r"\b(?:i\s+(?:do\s*n[o']t|don't|dont)\s+think|disagree|not\s+sure|not\s+convinced|"
-    r"concern(?:ed|s)?|instead|rather\s+than|i'?d\s+rather|should\s*n[o']t|shouldn't|"
+    r"concern(?:ed|s)?|instead(?!\s+of\s+\w+ing)|rather\s+than|i'?d\s+rather|should\s*n[o']t|shouldn't|"
     r"won't\s+work|doesn't\s+(?:work|make\s+sense)|however|on\s+the\s+other\s+hand|"
     r"alternative(?:ly)?|push\s*back|-1\b|nack|prefer|why\s+not|not\s+the\s+right)"
     r"|不同意|反对|不建议|不应该|有顾虑|担心|而不是|换一种",
@@ -57,6 +57,14 @@ def _words(ctx: Context, text: str) -> Spans:
     return quoted(text, ctx.lang)
 
 
+def _original(ctx: Context, text: str) -> Spans:
+    """The words the zh line summarises by their act, when it does not quote them: kept as
+    ``original`` (collapsed on the site, a quoted tail in chat), never as prose."""
+    if ctx.lang != Lang.ZH or not text or _chinese(text):
+        return ()
+    return (Text(text, "original"),)
+
+
 def _quote(ctx: Context, comment: Comment, skip: frozenset[str] = frozenset()) -> Spans:
     """The comment's most telling words, quoted where the report's language allows."""
     return _words(ctx, ctx.quote(comment, QUOTE_LIMIT, skip=skip))
@@ -73,18 +81,19 @@ def _views(ctx: Context, hot: HotDiscussion, skip: frozenset[str]) -> list[Spans
         best = max(own, key=comment_substance)
         ref = ctx.person(login, hot.item)
         quote = _quote(ctx, best, skip)
-        lines.append(
-            say(
-                "hot.view" if quote or ctx.lang == Lang.ZH else "hot.view_bare",
-                lang,
-                user=ref,
-                tag=ctx.tag(ref),
-                n_comments=ctx.count(tally[login], "comment"),
-                act=phrase(f"act.{act_of(best)}", lang),
-                about=_about(ctx, comment_text(best)),
-                quote=quote,
-            )
+        line = say(
+            "hot.view" if quote or ctx.lang == Lang.ZH else "hot.view_bare",
+            lang,
+            user=ref,
+            tag=ctx.tag(ref),
+            n_comments=ctx.count(tally[login], "comment"),
+            act=phrase(f"act.{act_of(best)}", lang),
+            about=_about(ctx, comment_text(best)),
+            quote=quote,
         )
+        if not quote:
+            line = (*line, *_original(ctx, ctx.quote(best, QUOTE_LIMIT, skip=skip)))
+        lines.append(line)
     return lines
 
 
@@ -122,15 +131,16 @@ def discussion(ctx: Context, rank: int, hot: HotDiscussion) -> tuple[Block, ...]
     if focus is not None:
         comment, sentence = focus
         quote = _words(ctx, shorten(sentence, QUOTE_LIMIT))
-        points.append(
-            say(
-                "hot.contention",
-                lang,
-                user=ctx.named(comment.author, item),
-                about=_about(ctx, sentence),
-                quote=quote,
-            )
+        said = say(
+            "hot.contention",
+            lang,
+            user=ctx.named(comment.author, item),
+            about=_about(ctx, sentence),
+            quote=quote,
         )
+        if not quote:
+            said = (*said, *_original(ctx, shorten(sentence, QUOTE_LIMIT)))
+        points.append(said)
     elif question is not None:
         points.append(
             say(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from digest.analysis.types import Analysis
 from digest.i18n import heading
 from digest.models import Block, Section
+from digest.spans import repeats_shortened
 from digest.writers.template import NAME
 from digest.writers.template.activity import activity
 from digest.writers.template.appendix import appendix_section
@@ -63,4 +64,6 @@ def write_section(section_id: str, ctx: Context) -> Section:
         title = heading(section_id, ctx.lang)
     else:
         raise ValueError(f"unknown section {section_id!r}")
+    if section_id != "appendix":  # the lists name each item in full, list by list
+        blocks = repeats_shortened(blocks)
     return Section(id=section_id, title=title, blocks=blocks, writer=NAME)

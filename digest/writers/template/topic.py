@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from digest.analysis.people import affiliation_of
 from digest.analysis.types import TOPIC_GROUPS, TopicItem, TopicMatch
 from digest.i18n import (
     fill,
@@ -68,6 +69,11 @@ def _follow(match: TopicMatch) -> TopicItem | None:
     return None
 
 
+def org_of(ctx: Context, login: str) -> str:
+    """The organisation of ``login``, by login or by the company on their profile; ""."""
+    return affiliation_of(login, ctx.analysis.organisations, ctx.analysis.companies)
+
+
 def organisation_share(ctx: Context, match: TopicMatch) -> Spans:
     """How many of the topic's items came from its own organisation, and how they are told."""
     lang = ctx.lang
@@ -81,7 +87,11 @@ def organisation_share(ctx: Context, match: TopicMatch) -> Spans:
     if org.logins:
         patterns.append(fill(phrase("topic.org_listed", lang), {"n": len(org.logins)}))
     rule = fill(phrase("topic.org_rule", lang), {"patterns": join_words(patterns, lang)})
-    n = sum(1 for hit in match.items if org.has(hit.item.author))
+    authors = [hit.item.author for hit in match.items]
+    n = sum(1 for login in authors if org_of(ctx, login) == org.name)
+    by_profile = {a for a in authors if not org.has(a) and org_of(ctx, a) == org.name}
+    if by_profile:
+        rule += fill(phrase("topic.org_profile", lang), {"n": len(by_profile)})
     if not n:
         return say("topic.org_none", lang, org=org.name, rule=rule)
     return say("topic.org", lang, n, n=n, n_items=ctx.count(n, "item"), org=org.name, rule=rule)

@@ -66,3 +66,13 @@ def test_styles_wrap_escaped_text() -> None:
         Text("so", "italic"),
     )
     assert render_spans(spans) == "Merged **fast \\*path\\*** in `aˋb` and *so*"
+
+
+def test_original_words_trail_the_line_quoted_and_escaped() -> None:
+    """A comment's original words follow its act line as a short italic quote, escaped, an
+    address in them as code."""
+    words = "Rebased *again* on main; see evil.example/fix.sh " + "and more words " * 10
+    shown = render_spans((Text("复现确认。"), Text(words, "original")))
+    assert shown.startswith("复现确认。 *“Rebased \\*again\\* on main; see*")
+    assert "`evil.example/fix.sh`" in shown
+    assert shown.endswith("…”*") and len(shown) < 160

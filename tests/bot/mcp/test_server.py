@@ -23,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextResourceContents
 
+from digest.mirror.profiles import FETCH_LIMIT
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.paths import ROOT
 from tests.support.redis_server import free_port
@@ -155,7 +156,10 @@ async def test_tools_digest_ask_items_and_a_day_over_stdio(
             markdown
         )
         issues, comments = data.rows_updated_since(data.day(1)[0] - timedelta(minutes=2))
-        assert len(github.requests) <= math.ceil(issues / 100) + math.ceil(comments / 100) + 3
+        profiles = [r for r in github.requests if r.path.startswith("/users/")]
+        assert len(github.data_requests) <= math.ceil(issues / 100) + math.ceil(comments / 100) + 3
+        assert len(profiles) <= FETCH_LIMIT  # the people the report names, once each
+        assert len({r.path for r in profiles}) == len(profiles)
         assert progress[0][2] is not None and f"Fetching {REPO} from GitHub" in progress[0][2]
         assert progress[-1][0] == progress[-1][1]  # done
 

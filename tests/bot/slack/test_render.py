@@ -225,3 +225,13 @@ async def test_people_are_shown_with_their_role(lang: str, said: str) -> None:
     """The Slack thread says the role of the people a hot discussion names."""
     post = render_slack(await sample_digest(lang))
     assert said in json.dumps(list(post.replies), ensure_ascii=False)
+
+
+def test_original_words_trail_the_line_quoted_and_escaped() -> None:
+    """A comment's original words follow its act line as a short italic quote, escaped."""
+    from bot.slack.render import span_atoms
+
+    words = "Rebased <!here> on main " + "and more words " * 10
+    shown = "".join(span_atoms((Text("复现确认。"), Text(words, "original"))))
+    assert shown.startswith("复现确认。 _“Rebased &lt;!here&gt; on main and more words")
+    assert shown.endswith("…”_") and "<!here>" not in shown

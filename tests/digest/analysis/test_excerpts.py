@@ -64,3 +64,14 @@ def test_no_excerpt_of_the_sample_ends_mid_sentence(lang: str) -> None:
         what = ctx.what(item)
         assert not what or what.endswith(ENDS), (item.number, what)
         assert not what.rstrip("…").endswith(("with", "the", "to", ":"))
+
+
+def test_the_prose_after_a_code_block_goes_on() -> None:
+    """A line that runs into a block mid-sentence is dropped; the next lines are read."""
+    body = (
+        "## Purpose\nThe FP8 MoE path fell back to Triton, which fails to start with\n\n"
+        " [code] \n\nThis PR routes FP8 experts to the AITER fused MoE kernel.\n"
+    )
+    assert excerpt_sentences(body, True) == [
+        "This PR routes FP8 experts to the AITER fused MoE kernel."
+    ]

@@ -42,3 +42,23 @@ def test_affiliation_from_suffix_prefix_and_listed_logins() -> None:
     assert affiliation_of("rohan138", [AMD]) == "AMD"
     assert affiliation_of("amdahl", [AMD]) == ""
     assert affiliation_of("mgoin", [AMD]) == ""
+
+
+def test_affiliation_comes_from_the_profile_company_when_the_login_tells_none() -> None:
+    """ "AMD", "@AMD" and a configured company name give AMD; a login pattern wins; a
+    word merely containing the name does not."""
+    from digest.analysis.people import affiliation_of
+    from digest.models import Organisation
+
+    amd = Organisation("AMD", suffixes=("-amd",), companies=("Advanced Micro Devices",))
+    companies = {
+        "a": "AMD",
+        "b": "@AMD",
+        "c": "Advanced Micro Devices, Inc.",
+        "d": "Red Hat",
+        "e": "AMDocs",
+        "f-amd": "Red Hat",
+    }
+    found = {login: affiliation_of(login, (amd,), companies) for login in companies}
+    assert found == {"a": "AMD", "b": "AMD", "c": "AMD", "d": "", "e": "", "f-amd": "AMD"}
+    assert affiliation_of("g", (amd,)) == ""

@@ -254,3 +254,21 @@ async def test_a_renamed_repository_s_mirror_moves_to_its_new_name(store: Store)
     assert len(await store.items_by_number(OTHER, [1])) == 1
     assert not await store.rename_repo(OTHER, new)
     assert len(await store.items_by_number(OTHER, [1])) == 1
+
+
+async def test_profiles_round_trip_by_login_in_any_case(store: Store) -> None:
+    """A profile's company and when it was fetched come back; logins match in any case."""
+    from digest.backends.redis.mirror import RedisStore
+    from digest.backends.sqlite.mirror import SQLiteStore
+    from digest.mirror.profiles import Profile
+
+    assert isinstance(store, SQLiteStore | RedisStore)
+    kept = store
+    assert await kept.profiles(["gshtras"]) == {}
+    await kept.put_profiles([Profile("GShtras", "@AMD", at(1)), Profile("mgoin", "", at(2))])
+    await kept.put_profiles([Profile("mgoin", "Red Hat", at(3))])
+    found = await kept.profiles(["gshtras", "MGOIN", "nobody"])
+    assert found == {
+        "gshtras": Profile("GShtras", "@AMD", at(1)),
+        "mgoin": Profile("mgoin", "Red Hat", at(3)),
+    }

@@ -26,6 +26,9 @@ def test_share_counts_chinese_against_latin_letters_and_digits() -> None:
     assert chinese_share("中文 ab") == 0.5
     assert chinese_share("修复 https://example.com/x @alice #123。") == 1.0
     assert chinese_share("") == 1.0
+    # a name counts one, an English word its letters; by letters, both alike
+    assert chinese_share("修复 ROCm 的 bug") == 3 / 7
+    assert chinese_share("修复 ROCm 的 bug", names=False) == 3 / 10
     assert prose((Paragraph((Text("修复"), Text("fused_moe", "code"))),)) == "修复"
 
 

@@ -49,17 +49,30 @@ def test_a_real_summary_is_not_an_echo() -> None:
 @pytest.mark.parametrize(
     ("text", "lang", "ok"),
     [
-        ("#12 修复了 ROCm 上 `FP8` 的 attention backend 问题，由 @carol 推进。", "zh", True),
-        ("本次 Qwen3.5 与 DeepSeek-V3 的 MoE kernel 在 MI300X 上提速。", "zh", True),
+        ("#12 修复了 ROCm 上 `FP8` 的注意力后端问题，由 @carol 推进。", "zh", True),
+        ("本次 Qwen3.5 与 DeepSeek-V3 的 MoE 内核在 MI300X 上提速。", "zh", True),
+        ("修复了 ROCm 上 MI300X 的 AITER MoE 挂起问题，TTFT 从 412 ms 降到 268 ms。", "zh", True),
+        ("#12 修复了 ROCm 上 `FP8` 的 attention backend 问题，由 @carol 推进。", "zh", False),
         ("This PR fixes the ROCm attention backend for Qwen3.5 on MI300X.", "zh", False),
         ("The ROCm attention backend was fixed in #12 by @carol.", "en", True),
         ("本次合并修复了注意力后端的问题。", "en", False),
         ("Merged #12: 修复 ROCm 问题 (`gfx942`).", "en", True),
     ],
-    ids=["zh-names", "zh-models", "en-for-zh", "en", "zh-for-en", "en-quoting"],
+    ids=[
+        "zh-names",
+        "zh-models",
+        "zh-numbers",
+        "zh-english-terms",
+        "en-for-zh",
+        "en",
+        "zh-for-en",
+        "en-quoting",
+    ],
 )
 def test_the_language_is_the_one_asked_for(text: str, lang: str, ok: bool) -> None:
-    """zh is mostly Chinese script, model and code names aside; en is mostly not."""
+    """zh is 40 % Chinese by the template's measure (a name counts one, an English word its
+    letters): names and numbers pass, English terms a glossary names in Chinese do not; en
+    is mostly not Chinese."""
     assert (substance.language([text], lang) == []) is ok
 
 

@@ -11,6 +11,7 @@ from digest.models import (
     BulletList,
     Digest,
     ItemRef,
+    Lang,
     Link,
     Paragraph,
     Section,
@@ -279,3 +280,18 @@ def test_blocks_fragment_links_items_and_people_only() -> None:
     assert '<a href="https://github.com/ann" rel="noopener">@ann</a>' in html
     assert "<code>evil.example/x</code>" in html
     assert '<li><a href="https://reports.example.org/o/r/" rel="noopener">all</a></li>' in html
+
+
+@pytest.mark.parametrize(("lang", "label"), [("zh", "原文"), ("en", "Original words")])
+def test_original_words_are_collapsed_and_escaped(lang: str, label: str) -> None:
+    """A line that names a comment by its act keeps the comment's words in a closed
+    ``<details>``, escaped as all GitHub text; the report page and a fragment alike."""
+    words = "Rebase <b>now</b> & see evil.example/x"
+    line = (Text("复现确认。"), Text(words, "original"))
+    section = Section("hot", "💬", (BulletList((line,)),))
+    digest = dataclasses.replace(build_digest(sample_analysis(), lang), sections=(section,))
+    escaped = "Rebase &lt;b&gt;now&lt;/b&gt; &amp; see evil.example/x"
+    shown = f'<details class="original"><summary>{label}</summary><q>{escaped}</q></details>'
+    assert f"<li>复现确认。{shown}</li>" in render_report(digest, NAV)
+    assert shown in render_blocks((BulletList((line,)),), Lang(lang))
+    assert "<b>now" not in render_report(digest, NAV)

@@ -218,3 +218,12 @@ def test_no_rendered_digest_links_outside_github() -> None:
     assert all(
         not re.search(r"https?://|www\.|@example", t.content) for t in tokens if t.type == "text"
     )
+
+
+def test_original_words_trail_the_line_quoted_and_escaped() -> None:
+    """A comment's original words follow its act line as a short italic quote, escaped, an
+    address in them as code."""
+    words = "Rebased *again* on main; see evil.example/fix.sh " + "and more words " * 10
+    shown = line((Text("复现确认。"), Text(words, "original")))
+    assert shown.startswith("复现确认。 *“Rebased \\*again\\* on main; see*")
+    assert "`evil.example/fix.sh`" in shown and shown.endswith("…”*")

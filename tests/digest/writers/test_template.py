@@ -157,8 +157,13 @@ def test_hot_discussion_names_who_said_what(lang: str) -> None:
     if lang == "en":
         assert "The PR currently follows the same approach as attention backend selection" in text
         assert "I don't think we ever want to pick Triton" in text
-    else:  # what each comment does, never an English quote
-        assert "@mgoin（维护者，1 条评论）：给出方案" in text and "Triton" not in text
+    else:  # what each comment does, never an English quote; the words kept as "original"
+        from digest.i18n.share import prose
+
+        assert "@mgoin（维护者，1 条评论）：给出方案" in text
+        assert "Triton" not in prose(section.blocks)
+        kept = [s for s in iter_spans(section.blocks) if isinstance(s, Text)]
+        assert any(s.style == "original" and "Triton" in s.text for s in kept)
         assert "争议焦点：@mgoin（维护者）提出不同意见" in text
     assert section.cites == (33490,)
 

@@ -134,6 +134,28 @@ async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
     check.close()
 
 
+async def test_schema_5_database_gains_the_profiles_table(tmp_path: Path) -> None:
+    """A schema-5 mirror keeps its rows and can keep profiles after the migration."""
+    from digest.mirror.profiles import Profile
+
+    path = tmp_path / "m.db"
+    store = SQLiteStore(str(path))
+    await store.upsert_items([item(1)])
+    await store.close()
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TABLE profiles; PRAGMA user_version = 5;")
+    conn.close()
+    store = SQLiteStore(str(path))
+    await store.put_profiles([Profile("gshtras", "AMD", T0)])
+    found = await store.profiles(["gshtras"])
+    kept = await store.items_by_number(REPO, [1])
+    await store.close()
+    assert found["gshtras"].company == "AMD" and [i.number for i in kept] == [1]
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    check.close()
+
+
 async def test_a_file_that_is_no_database_is_moved_aside_and_started_anew(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

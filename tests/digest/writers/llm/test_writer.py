@@ -26,6 +26,7 @@ from tests.fakes.openai_server import (
     appending,
     blank,
     echoing,
+    english_terms,
     fenced,
     gullible,
     hallucinating,
@@ -474,6 +475,23 @@ async def test_an_answer_in_the_wrong_language_is_caught(
     assert by_id["watch"].writer == f"llm:{MODEL}"  # fixed on the retry
     assert len(fake.for_section("watch")) == 2
     assert problem in fake.for_section("hot")[1].messages[-1]["content"]
+
+
+async def test_a_zh_answer_below_the_templates_chinese_share_falls_back(
+    fake: FakeOpenAI, make_writer: WriterFactory, analysis: Analysis
+) -> None:
+    """zh sections are 40 % Chinese by the template's measure: an answer thick with English
+    terms is asked again, then replaced by the template; a grounded zh answer with names is
+    kept and measures 40 % or more."""
+    from digest.i18n.share import chinese_share, prose
+
+    fake.script("hot", english_terms, english_terms)
+    written = await make_writer().write(analysis, "zh")
+    by_id = {s.id: s for s in written.sections}
+    assert by_id["hot"].writer == "template" and by_id["hot"].fallback == "language"
+    assert "mostly English" in fake.for_section("hot")[1].messages[-1]["content"]
+    kept = by_id["watch"]
+    assert kept.writer == f"llm:{MODEL}" and chinese_share(prose(kept.blocks)) >= 0.4
 
 
 async def test_fallbacks_are_counted_in_the_footer_and_the_json(

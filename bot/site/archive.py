@@ -126,7 +126,9 @@ class ArchiveIndex:
 
 
 class ArchiveWriter:
-    """Writes a repository's month, year and topic pages and its topic feeds."""
+    """Writes a repository's (or a scope's) month, year and topic pages and its topic feeds;
+    ``repo`` is where they live (see :mod:`bot.site.routes`), ``label`` what the pages show
+    for it when that is not the same (a scope's repositories)."""
 
     def __init__(
         self,
@@ -137,9 +139,11 @@ class ArchiveWriter:
         repo_url: str,
         langs: Sequence[Lang],
         routes: Routes,
+        label: str = "",
     ) -> None:
         self._output = output
         self._repo = repo
+        self._label = label or repo
         self._base = repo.lower()
         self._name = name
         self._repo_url = repo_url
@@ -232,7 +236,7 @@ class ArchiveWriter:
             for d in days
         )
         page = PeriodPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
@@ -257,7 +261,7 @@ class ArchiveWriter:
         )
         period = site_t("site.year", lang, year=year)
         page = PeriodPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
@@ -315,7 +319,7 @@ class ArchiveWriter:
             return href(here, day, fragment)
 
         page = TopicPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.topic_title", lang, name=self._name, topic=title),

@@ -64,17 +64,22 @@ def topic_items(digest: Digest, name: str) -> tuple[TopicItem, ...]:
     section = digest.section(f"topic:{name}")
     if section is None:
         return ()
-    seen: dict[int, TopicItem] = {}
+    seen: dict[tuple[str, int], TopicItem] = {}
     for span in iter_spans(section.blocks):
-        if isinstance(span, ItemRef) and span.number not in seen:
-            seen[span.number] = TopicItem(span.number, span.title, span.url)
+        if isinstance(span, ItemRef) and (span.repo, span.number) not in seen:
+            seen[span.repo, span.number] = TopicItem(span.number, span.title, span.url, span.repo)
     return tuple(seen.values())
 
 
 def topics_record(digest: Digest, topics: Sequence[SiteTopic]) -> dict[str, list[list[object]]]:
-    """A day's topic items as the site's manifest records them."""
+    """A day's topic items as the site's manifest records them (with its repository, in a
+    scope of several)."""
     return {
-        t.name: [[i.number, i.title, i.url] for i in topic_items(digest, t.name)] for t in topics
+        t.name: [
+            [i.number, i.title, i.url, *([i.repo] if i.repo else [])]
+            for i in topic_items(digest, t.name)
+        ]
+        for t in topics
     }
 
 
@@ -97,7 +102,8 @@ def archive_day(day: date, langs: Sequence[Lang], record: DayRecord | None, end:
         for name, items in stored.items():
             try:
                 topics[str(name)] = tuple(
-                    TopicItem(int(n), str(title), str(url)) for n, title, url in items
+                    TopicItem(int(n), str(title), str(url), *(str(r) for r in rest[:1]))
+                    for n, title, url, *rest in items
                 )
             except (TypeError, ValueError):
                 continue

@@ -361,6 +361,10 @@ async def test_scope_rebuild_follows_each_of_its_repositories(tmp_path: Path) ->
     assert first.digests == 8  # two days, two languages, the repository and the scope
     again = await build_scope_site(out, db, clock=clock)
     assert (again.digests, again.rendered) == (0, 0)
+    # the topic's page, made from the days' records, names each item with its repository
+    topic = (out / SCOPE_DIR / "topics" / "rocm" / "en" / "index.html").read_text("utf-8")
+    for repo in (VLLM, SGLANG):
+        assert f'href="https://github.com/{repo}/issues/1" rel="noopener">{repo}#1 ' in topic
     clock.advance(timedelta(hours=2))
     late = issue_row(
         SGLANG, 7, created=SCOPE_NOW - timedelta(hours=5), updated=clock(), title="A late one"

@@ -46,6 +46,7 @@ from bot.site.output import DayRecord, Output
 from bot.site.routes import Route, Routes, href, root_of, scope_base
 from bot.site.search import index_site
 from config.settings import AppConfig
+from digest.analysis.scoped import filtered, merged
 from digest.analysis.types import WindowData
 from digest.builder import load_window
 from digest.errors import DigestError
@@ -71,6 +72,7 @@ from digest.render.html import (
 )
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
+from digest.scope import NO_FILTERS, Filters
 from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
 
 log = logging.getLogger(__name__)
@@ -157,6 +159,7 @@ class _Subject:
     day_start: str
     topics: tuple[Topic, ...]
     repos: tuple[str, ...]  # as the mirror knows them now
+    filters: Filters = NO_FILTERS  # a scope's: what its charts leave out, as its digests do
 
 
 class SiteBuilder:
@@ -483,6 +486,7 @@ class SiteBuilder:
             day_start=scope.day_start or first.day_start,
             topics=self._config.scope_topics(scope),
             repos=scope.repos,
+            filters=scope.filters,
         )
         span, waiting = await self._timed(self._scope_days(subject, scope.name, options, output))
         entries, pages, pending = await self._write(subject, span, waiting, options, output)
@@ -648,24 +652,10 @@ class SiteBuilder:
         if output.unchanged(path, digest_hash):
             return
         if day.data is None:  # read once for both languages
-            day.data = await self._window_data(subject, digest)
+            day.data = await digest_window(self._store, digest, subject.filters)
         chart = charts.activity_chart(digest.window, day.data.items, day.data.comments, lang)
         figure = make_figure("chart-activity", chart)
         output.write(path, render_report(digest, nav, (figure,)), digest_hash)
-
-    async def _window_data(self, subject: _Subject, digest: Digest) -> WindowData:
-        """The items and comments of a digest's window, of each of the subject's repositories."""
-        if len(subject.repos) == 1:
-            return await load_window(self._store, digest.repo, digest.window, subject.url)
-        found = [
-            await load_window(self._store, repo, digest.window, f"{self._web_url}/{repo}")
-            for repo in subject.repos
-        ]
-        return dataclasses.replace(
-            found[0],
-            items=tuple(item for data in found for item in data.items),
-            comments=tuple(comment for data in found for comment in data.comments),
-        )
 
     def _entries(
         self,
@@ -709,6 +699,13 @@ class SiteBuilder:
             topic_chart = charts.topic_chart(title, per_day, lang)
             figures.append(make_figure(f"chart-topic-{topic.slug}", topic_chart))
         return tuple(figures)
+
+
+async def digest_window(store: Store, digest: Digest, filters: Filters = NO_FILTERS) -> WindowData:
+    """The items and comments of a digest's window in each repository it covers, less what its
+    scope's ``filters`` leave out: what its activity chart shows."""
+    found = [await load_window(store, repo, digest.window, url) for repo, url in digest.sources]
+    return filtered(merged(found, [repo for repo, _ in digest.sources]), filters)
 
 
 def report_window(day: date, timezone: str, day_start: str) -> Window:

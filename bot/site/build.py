@@ -160,6 +160,7 @@ class _Subject:
     topics: tuple[Topic, ...]
     repos: tuple[str, ...]  # as the mirror knows them now
     filters: Filters = NO_FILTERS  # a scope's: what its charts leave out, as its digests do
+    config: str = ""  # the configuration its days' pages follow (a scope's own entry too)
 
 
 class SiteBuilder:
@@ -320,12 +321,22 @@ class SiteBuilder:
         output.repos[base] = mirror_mark(state)
         for day in days:
             day.repo = repo
-        await self._reuse_or_fetch(base, days, previous, touched, state.synced_at, options, output)
+        await self._reuse_or_fetch(
+            base,
+            self._config_fingerprint,
+            days,
+            previous,
+            touched,
+            state.synced_at,
+            options,
+            output,
+        )
         return days, waiting, mirrored
 
     async def _reuse_or_fetch(
         self,
         base: str,
+        config: str,
         days: Sequence[_Day],
         previous: dict[date, DayRecord],
         touched: set[date] | None,
@@ -334,11 +345,12 @@ class SiteBuilder:
         output: Output,
     ) -> None:
         """Reuse each day of the pages under ``base`` that nothing touched since the previous
-        build (its window closed by ``synced_at``), else ask the digest service for it."""
+        build (its window closed by ``synced_at``, the configuration ``config`` the same), else
+        ask the digest service for it."""
         for day in days:
             closed = synced_at is not None and day.window.end <= synced_at
             day.fingerprint = day_fingerprint(
-                day.window, config=self._config_fingerprint, langs=options.langs, closed=closed
+                day.window, config=config, langs=options.langs, closed=closed
             )
             record = previous[day.date]
             if (
@@ -403,7 +415,9 @@ class SiteBuilder:
             output.repos[mark] = mirror_mark(state)
         synced = [s.synced_at for s in states]
         synced_at = None if None in synced else min(s for s in synced if s is not None)
-        await self._reuse_or_fetch(base, days, previous, touched, synced_at, options, output)
+        await self._reuse_or_fetch(
+            base, subject.config, days, previous, touched, synced_at, options, output
+        )
         return days, waiting
 
     async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
@@ -487,6 +501,7 @@ class SiteBuilder:
             topics=self._config.scope_topics(scope),
             repos=scope.repos,
             filters=scope.filters,
+            config=self._scope_fingerprint(scope.name),
         )
         span, waiting = await self._timed(self._scope_days(subject, scope.name, options, output))
         entries, pages, pending = await self._write(subject, span, waiting, options, output)
@@ -576,6 +591,12 @@ class SiteBuilder:
         output.write(index_page.file, render_repo_index(page, nav))
         pending = sum(1 for e in entries if e.pending)
         return entries, pages + 1 + archive.pages, pending
+
+    def _scope_fingerprint(self, name: str) -> str:
+        """The configuration a scope's days follow: the repositories' and its own entry."""
+        entry = self._config.scopes[name].model_dump_json()
+        text = f"{self._config_fingerprint}\x00{entry}"
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def _display_name(self, configured: str, repo: str) -> str:
         """The name the site shows: the configured one, else the repository's current name."""

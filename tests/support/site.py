@@ -62,10 +62,12 @@ async def build_scope_site(
     clock: Clock | None = None,
     search: bool = False,
     site_url: str | None = None,
+    config: AppConfig | None = None,
 ) -> SiteReport:
     """Build the site of the two repositories sharing item numbers (``tests.support.scopes``,
     plus ``issues`` per repository): ``repos`` and the configured ``scopes``, ``serving``
-    (both, without dependency bumps) and ``engines`` (both, unfiltered)."""
+    (both, without dependency bumps) and ``engines`` (both, unfiltered), unless ``config``
+    says otherwise."""
     rows = {
         repo: ([*found, *(issues or {}).get(repo, ())], comments)
         for repo, (found, comments) in scope_rows().items()
@@ -78,7 +80,7 @@ async def build_scope_site(
         search=search,
         site_url=site_url,
     )
-    return await _build(options, db, rows, scope_config(), clock or Clock(SCOPE_NOW))
+    return await _build(options, db, rows, config or scope_config(), clock or Clock(SCOPE_NOW))
 
 
 async def _build(

@@ -12,8 +12,10 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from bot.site.build import report_days
+from config.settings import ExcludeConfig
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.clock import Clock
+from tests.support.scope_core import scope_config
 from tests.support.scopes import COUNTS, FILTERED_TOTAL, SGLANG, VLLM
 from tests.support.scopes import NOW as SCOPE_NOW
 from tests.support.site import NOW, build_scope_site, build_site
@@ -373,3 +375,17 @@ async def test_scope_rebuild_follows_each_of_its_repositories(tmp_path: Path) ->
     assert news.digests == 2  # the scope's 2026-03-10, in each language; vLLM's taken as it was
     page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
     assert "sgl-project/sglang#7 A late one" in page
+
+
+async def test_scope_rebuild_follows_its_own_configuration(tmp_path: Path) -> None:
+    """A scope whose filters change is built again; the repositories' pages are not."""
+    clock = Clock(SCOPE_NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_scope_site(out, db, clock=clock)
+    config = scope_config()
+    serving = config.scopes["serving"].model_copy(update={"exclude": ExcludeConfig()})
+    unfiltered = config.model_copy(update={"scopes": {**config.scopes, "serving": serving}})
+    again = await build_scope_site(out, db, clock=clock, config=unfiltered)
+    assert again.digests == 4  # the scope's two days in two languages, vLLM's taken as they were
+    page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
+    assert "https://github.com/sgl-project/sglang/pull/3" in page  # the bump, no longer left out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
@@ -12,12 +12,14 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from bot.compose import build_runtime
 from bot.compose.site import site_builder
 from bot.site import SiteOptions, SiteReport
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Lang
-from tests.fakes.github import FakeGitHub
+from tests.fakes.github import FakeGitHub, RecordedRequest
 from tests.support.clock import Clock
 from tests.support.serve import REPO, sample
 
@@ -36,21 +38,41 @@ async def build_site(
     site_url: str | None = None,
     search: bool = True,
     renamed_to: str | None = None,
+    token: str | None = None,
+    backfill_days: int = 14,
+    prepare: Callable[[FakeGitHub], None] | None = None,
+    requests: list[RecordedRequest] | None = None,
+    sleeps: list[float] | None = None,
 ) -> SiteReport:
     """Build the site of the sample repository (plus ``issues``) into ``out``; with
-    ``renamed_to``, GitHub knows the repository by that name now (its old one answers 301)."""
+    ``renamed_to``, GitHub knows the repository by that name now (its old one answers 301).
+    ``prepare`` sets the fake GitHub up; the requests it answered are added to ``requests``,
+    and the waits the GitHub client asked for to ``sleeps`` (which then return at once)."""
     now = clock or Clock(NOW)
     data = sample()
     async with FakeGitHub(clock=now) as github:
         github.add_repo(REPO, issues=[*data["issues"], *issues], comments=data["comments"])
         if renamed_to is not None:
             github.rename(REPO, renamed_to)
+        if prepare is not None:
+            prepare(github)
         settings = Settings(
-            github=GitHubSettings(api_url=github.url),
+            github=GitHubSettings(
+                api_url=github.url,
+                token=SecretStr(token) if token else None,
+                backfill_days=backfill_days,
+            ),
             db=str(db),
             redis=RedisSettings(url=None),
         )
-        async with build_runtime(settings, load_config(), clock=now) as runtime:
+
+        async def sleep(seconds: float) -> None:
+            if sleeps is None:
+                await asyncio.sleep(seconds)
+            else:
+                sleeps.append(seconds)
+
+        async with build_runtime(settings, load_config(), clock=now, sleep=sleep) as runtime:
             options = SiteOptions(
                 out=out,
                 repos=(REPO,),
@@ -59,7 +81,11 @@ async def build_site(
                 site_url=site_url,
                 search=search,
             )
-            return await site_builder(runtime).build(options)
+            try:
+                return await site_builder(runtime).build(options)
+            finally:
+                if requests is not None:
+                    requests.extend(github.requests)
 
 
 def build_site_sync(out: Path, db: Path, **kw: Any) -> SiteReport:

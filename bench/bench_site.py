@@ -15,7 +15,12 @@ The clock is injected: the full build and an unchanged rebuild run the day befor
 ``DEFAULT_NOW`` (30 report days ended), the third build at ``DEFAULT_NOW``, once one more day has
 ended.
 
-    python bench/bench_site.py [--days 30] [--seed 1] [--out DIR]
+With ``--backfill`` shorter than the span and a ``--rate-limit`` too low to stream it all
+back, the days before the mirror are fetched through the Search API, as for a history longer
+than the backfill (366 days at most): the shape of a 1,100-day site, at a size that runs in
+minutes. (The fake clock stands still, so a search limit spent is waited for in earnest.)
+
+    python bench/bench_site.py [--days 30] [--seed 1] [--out DIR] [--backfill N] [--rate-limit N]
 """
 
 from __future__ import annotations
@@ -82,16 +87,21 @@ async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> fl
     return report.seconds
 
 
-async def run(days: int, seed: int, out: Path) -> None:
+async def run(
+    days: int, seed: int, out: Path, backfill: int | None = None, limit: int | None = None
+) -> None:
     data = generate(days=days + 2, now=DEFAULT_NOW, seed=seed, repo=REPO)
     clock = Clock(DEFAULT_NOW - timedelta(days=1) + timedelta(minutes=5))
     async with FakeGitHub(clock=clock) as github:
         github.add_repo(REPO, issues=data.issues, comments=data.comments)
+        if limit is not None:
+            github.limits[("core", True)] = limit
         settings = Settings(
             github=GitHubSettings(
                 api_url=github.url,
                 token=SecretStr("bench-token"),
-                backfill_days=min(days + 5, 366),  # the warm-up below syncs the whole span
+                # the warm-up below syncs the whole span (unless told otherwise)
+                backfill_days=backfill or min(days + 5, 366),
             ),
             db=str(out.parent / "mirror.sqlite3"),
             redis=RedisSettings(url=None),
@@ -140,11 +150,13 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="keep the site here (default: a temp dir)")
+    parser.add_argument("--backfill", type=int, help="the mirror's backfill days")
+    parser.add_argument("--rate-limit", type=int, help="the fake's hourly limit of the token")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         out = args.out or Path(tmp) / "site"
-        asyncio.run(run(args.days, args.seed, out))
+        asyncio.run(run(args.days, args.seed, out, args.backfill, args.rate_limit))
 
 
 if __name__ == "__main__":

@@ -761,15 +761,17 @@ def _day_link(here: Route, repo: str, day: date | None, lang: Lang | None) -> st
 
 
 def _sync_start(previous: DayRecord | None, days: Sequence[_Day]) -> datetime:
-    """Where the build's sync starts: the first day, or, when the previous build found the
-    mirror complete from before it, the days the new data can touch (the streams bring
-    every change since their cursors whatever the window; a long span would only be checked
-    again for coverage it has)."""
+    """Where the build's sync starts: the first day; or, after a build that recorded the
+    mirror, the days the new data can touch, and none before the mirror (the streams bring
+    every change since their cursors whatever the window; the days before the mirror were
+    fetched by that build, and one still to build fetches its own window)."""
     first = days[0].window.start
     covered = (previous or {}).get("covered_since")
-    if not isinstance(covered, str) or datetime.fromisoformat(covered) > first:
+    if not isinstance(covered, str):
         return first
-    return max(first, days[-1].window.start - timedelta(days=LOOKBACK))
+    last = days[-1].window.start
+    mirrored = max(last - timedelta(days=LOOKBACK), datetime.fromisoformat(covered))
+    return max(first, min(mirrored, last))
 
 
 def _published(output: Output, repo: str, *, before: date) -> list[date]:

@@ -185,6 +185,7 @@ class FakeGitHub:
         self.stall_at: set[int] = set()
         self.stall_seconds = 1.0
         self.incomplete_search = False
+        self.limits = dict(LIMITS)  # the hourly (core) and per-minute (search) limits
         self.refuse_search = False  # every search answers 422, as for a query GitHub refuses
         self.exhaust_from: int | None = None
         self.before_request: Callable[[RecordedRequest], None] | None = None
@@ -505,7 +506,7 @@ class FakeGitHub:
         now = int(self._clock().timestamp())
         bucket = self._buckets.get((resource, identity))
         if bucket is None or now >= bucket.reset:
-            limit = LIMITS[(resource, authenticated)]
+            limit = self.limits[(resource, authenticated)]
             fresh = _Bucket(limit, limit, now + PERIODS[resource])
             if bucket is not None:
                 self._exhausted.discard(resource)  # a reset ends the exhaustion

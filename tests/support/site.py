@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from bot.compose import build_runtime
 from bot.compose.site import site_builder
 from bot.site import SiteOptions, SiteReport
 from config.settings import AppConfig, GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Lang
-from tests.fakes.github import FakeGitHub, Row
+from tests.fakes.github import FakeGitHub, RecordedRequest, Row
 from tests.support.clock import Clock
 from tests.support.scope_core import scope_config, scope_rows
 from tests.support.scopes import NOW as SCOPE_NOW
@@ -40,15 +43,23 @@ async def build_site(
     site_url: str | None = None,
     search: bool = True,
     renamed_to: str | None = None,
+    token: str | None = None,
+    backfill_days: int = 14,
+    prepare: Callable[[FakeGitHub], None] | None = None,
+    requests: list[RecordedRequest] | None = None,
+    sleeps: list[float] | None = None,
 ) -> SiteReport:
     """Build the site of the sample repository (plus ``issues``) into ``out``; with
-    ``renamed_to``, GitHub knows the repository by that name now (its old one answers 301)."""
+    ``renamed_to``, GitHub knows the repository by that name now (its old one answers 301).
+    ``prepare`` sets the fake GitHub up; the requests it answered are added to ``requests``,
+    and the waits the GitHub client asked for to ``sleeps`` (which then return at once)."""
     data = sample()
     rows = {REPO: ([*data["issues"], *issues], data["comments"])}
     options = SiteOptions(
         out=out, repos=(REPO,), days=days, langs=tuple(langs), site_url=site_url, search=search
     )
-    return await _build(options, db, rows, load_config(), clock or Clock(NOW), renamed_to)
+    fake = _Fake(renamed_to, token, backfill_days, prepare, requests, sleeps)
+    return await _build(options, db, rows, load_config(), clock or Clock(NOW), fake)
 
 
 async def build_scope_site(
@@ -83,28 +94,59 @@ async def build_scope_site(
     return await _build(options, db, rows, config or scope_config(), clock or Clock(SCOPE_NOW))
 
 
+@dataclass(frozen=True)
+class _Fake:
+    """How the fake GitHub and the runtime's client are set up (see ``build_site``)."""
+
+    renamed_to: str | None = None
+    token: str | None = None
+    backfill_days: int = 14
+    prepare: Callable[[FakeGitHub], None] | None = None
+    requests: list[RecordedRequest] | None = None
+    sleeps: list[float] | None = None
+
+
 async def _build(
     options: SiteOptions,
     db: Path,
     rows: Mapping[str, tuple[Sequence[Row], Sequence[Row]]],
     config: AppConfig,
     clock: Clock,
-    renamed_to: str | None = None,
+    fake: _Fake | None = None,
 ) -> SiteReport:
     """Build the site of ``options`` with GitHub serving ``rows`` (issues, comments) by
     repository, over a real runtime whose mirror is ``db``."""
+    fake = fake or _Fake()
     async with FakeGitHub(clock=clock) as github:
         for repo, (issues, comments) in rows.items():
             github.add_repo(repo, issues=issues, comments=comments)
-        if renamed_to is not None:
-            github.rename(REPO, renamed_to)
+        if fake.renamed_to is not None:
+            github.rename(REPO, fake.renamed_to)
+        if fake.prepare is not None:
+            fake.prepare(github)
         settings = Settings(
-            github=GitHubSettings(api_url=github.url),
+            github=GitHubSettings(
+                api_url=github.url,
+                token=SecretStr(fake.token) if fake.token else None,
+                backfill_days=fake.backfill_days,
+            ),
             db=str(db),
             redis=RedisSettings(url=None),
         )
-        async with build_runtime(settings, config, clock=clock) as runtime:
-            return await site_builder(runtime).build(options)
+        sleeps = fake.sleeps
+
+        async def sleep(seconds: float) -> None:
+            if sleeps is None:
+                await asyncio.sleep(seconds)
+            else:
+                sleeps.append(seconds)
+
+        async with build_runtime(settings, config, clock=clock, sleep=sleep) as runtime:
+            try:
+                return await site_builder(runtime).build(options)
+            finally:
+                if fake.requests is not None:
+                    fake.requests.extend(github.requests)
 
 
 def build_site_sync(out: Path, db: Path, **kw: Any) -> SiteReport:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import filecmp
 import re
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -13,7 +14,7 @@ import pytest
 
 from bot.site.build import report_days
 from config.settings import ExcludeConfig
-from tests.fakes.github import FakeGitHub, issue_row
+from tests.fakes.github import FakeGitHub, RecordedRequest, issue_row
 from tests.support.clock import Clock
 from tests.support.scope_core import scope_config
 from tests.support.scopes import COUNTS, FILTERED_TOTAL, SGLANG, VLLM
@@ -214,6 +215,35 @@ async def test_rebuild_asks_only_for_the_days_new_data_touches(tmp_path: Path) -
     assert touched.digests == 8
     assert "closed" in page.read_text("utf-8").split("A late report", 1)[1][:200].lower()
     assert touched.reused >= 6
+
+
+async def test_new_day_after_a_history_older_than_the_mirror_reads_only_the_streams(
+    tmp_path: Path,
+) -> None:
+    """A history reaching before the mirror's backfill, whose search GitHub served only in
+    part: the rebuild after one new day asks the Search API nothing again and waits for no
+    rate limit; it digests the new day and its neighbour only."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+
+    def prepare(github: FakeGitHub) -> None:
+        github.incomplete_search = True  # the old span is never marked as fetched in full
+        github.leave(900)  # healthy, but short of streaming the whole history back
+
+    build = partial(
+        build_site, out, db, clock=clock, days=5, backfill_days=2, token="t", prepare=prepare
+    )
+    first: list[RecordedRequest] = []
+    await build(requests=first, search=False)
+    assert any(r.path == "/search/issues" for r in first)  # the days before the mirror
+    clock.advance(timedelta(days=1))
+    requests: list[RecordedRequest] = []
+    sleeps: list[float] = []
+    later = await build(requests=requests, sleeps=sleeps, search=False)
+    assert [r.path for r in requests if r.path.startswith("/search/")] == []
+    assert sleeps == []
+    assert later.digests == 4  # 02-01 and 01-31 in two languages
+    assert (out / REPO_DIR / "2026-02-01" / "en" / "index.html").is_file()
 
 
 async def test_search_index_is_kept_when_no_page_changed(

@@ -372,6 +372,11 @@ class ReportTools:
             query=query.strip() or None if query is not None else None,
         )
         subject = request.subject
+        if subject.owners:
+            raise UsageError(
+                f"items lists the repositories a scope names; {subject.name or 'this scope'} "
+                "has an owner/* entry: ask for its digest instead"
+            )
         rows: list[ItemRow] = []
         async with self._admitted("digest", client, None):
             for name in subject.repos:

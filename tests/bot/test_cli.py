@@ -712,7 +712,8 @@ async def test_two_repositories_make_one_report_of_both(tmp_path: Path) -> None:
 
 
 async def test_a_scope_of_an_owner_reports_on_its_active_repositories(tmp_path: Path) -> None:
-    """`owner/*` in a configured scope is the owner's repositories pushed to today; an owner
+    """`owner/*` in a configured scope (or `--repo 'owner/*'`) is the owner's repositories
+    pushed to today; an owner
     GitHub does not have is refused as a missing repository, exit 3."""
     now = datetime.now(UTC).replace(microsecond=0)
     async with FakeGitHub() as gh:
@@ -734,6 +735,9 @@ async def test_a_scope_of_an_owner_reports_on_its_active_repositories(tmp_path: 
         assert digest["repo_counts"]["acme/b"]["new_issues"] == 2
         assert digest["counts"]["new_issues"] == 3
         assert not [r for r in gh.requests if r.path.startswith("/repos/acme/old/")]
+        adhoc = await _cli("today", "--repo", "acme/*", "--format", "json", env=env, tmp=tmp_path)
+        assert adhoc.code == 0, adhoc.err
+        assert json.loads(adhoc.out)["repo_counts"] == digest["repo_counts"]
         run = await _cli(*base, "none", env=env, tmp=tmp_path)
     assert run.code == 3, run.err
     assert run.err == (

@@ -46,5 +46,7 @@ def site_publisher(
         home = mirror.parent if mirror is not None else Path.home() / ".cache" / "vllm-report"
         out = served = home / "site"
     repos = tuple(dict.fromkeys((*config.repos, config.default_repo)))
-    options = SiteOptions(out=out, repos=repos, site_url=settings.site_url)
+    options = SiteOptions(
+        out=out, repos=repos, scopes=tuple(config.scopes), site_url=settings.site_url
+    )
     return SitePublisher(builder, options), served

@@ -64,17 +64,22 @@ def topic_items(digest: Digest, name: str) -> tuple[TopicItem, ...]:
     section = digest.section(f"topic:{name}")
     if section is None:
         return ()
-    seen: dict[int, TopicItem] = {}
+    seen: dict[tuple[str, int], TopicItem] = {}
     for span in iter_spans(section.blocks):
-        if isinstance(span, ItemRef) and span.number not in seen:
-            seen[span.number] = TopicItem(span.number, span.title, span.url)
+        if isinstance(span, ItemRef) and (span.repo, span.number) not in seen:
+            seen[span.repo, span.number] = TopicItem(span.number, span.title, span.url, span.repo)
     return tuple(seen.values())
 
 
 def topics_record(digest: Digest, topics: Sequence[SiteTopic]) -> dict[str, list[list[object]]]:
-    """A day's topic items as the site's manifest records them."""
+    """A day's topic items as the site's manifest records them (with its repository, in a
+    scope of several)."""
     return {
-        t.name: [[i.number, i.title, i.url] for i in topic_items(digest, t.name)] for t in topics
+        t.name: [
+            [i.number, i.title, i.url, *([i.repo] if i.repo else [])]
+            for i in topic_items(digest, t.name)
+        ]
+        for t in topics
     }
 
 
@@ -97,7 +102,8 @@ def archive_day(day: date, langs: Sequence[Lang], record: DayRecord | None, end:
         for name, items in stored.items():
             try:
                 topics[str(name)] = tuple(
-                    TopicItem(int(n), str(title), str(url)) for n, title, url in items
+                    TopicItem(int(n), str(title), str(url), *(str(r) for r in rest[:1]))
+                    for n, title, url, *rest in items
                 )
             except (TypeError, ValueError):
                 continue
@@ -126,7 +132,9 @@ class ArchiveIndex:
 
 
 class ArchiveWriter:
-    """Writes a repository's month, year and topic pages and its topic feeds."""
+    """Writes a repository's (or a scope's) month, year and topic pages and its topic feeds;
+    ``repo`` is where they live (see :mod:`bot.site.routes`), ``label`` what the pages show
+    for it when that is not the same (a scope's repositories)."""
 
     def __init__(
         self,
@@ -137,9 +145,11 @@ class ArchiveWriter:
         repo_url: str,
         langs: Sequence[Lang],
         routes: Routes,
+        label: str = "",
     ) -> None:
         self._output = output
         self._repo = repo
+        self._label = label or repo
         self._base = repo.lower()
         self._name = name
         self._repo_url = repo_url
@@ -232,7 +242,7 @@ class ArchiveWriter:
             for d in days
         )
         page = PeriodPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
@@ -257,7 +267,7 @@ class ArchiveWriter:
         )
         period = site_t("site.year", lang, year=year)
         page = PeriodPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.month_title", lang, name=self._name, period=period),
@@ -315,7 +325,7 @@ class ArchiveWriter:
             return href(here, day, fragment)
 
         page = TopicPage(
-            self._repo,
+            self._label,
             self._name,
             self._repo_url,
             site_t("site.topic_title", lang, name=self._name, topic=title),

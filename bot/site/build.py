@@ -1,9 +1,12 @@
-"""The report website: every report day of every repository, in each language, from the mirror.
+"""The report website: every report day of every repository and configured scope, in each
+language, from the mirror.
 
 The builder syncs each repository once over the whole span (within the request budget), builds
 each day's digest through the digest service, renders the pages with ``digest.render.html``
 and writes the site into a temporary directory that replaces the previous one when complete.
-A day that cannot be built is listed as pending, never invented.
+A scope (several repositories in one report) has the same pages as a repository, under
+``scopes/{name}/``; its days are asked of the digest service with the scope. A day that cannot
+be built is listed as pending, never invented.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import dataclasses
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from bot.commands.runner import ReportCore, config_fingerprint
 from bot.site.archive import (
@@ -39,17 +43,18 @@ from bot.site.freshness import (
     touched_days,
 )
 from bot.site.output import DayRecord, Output
-from bot.site.routes import Route, Routes, href, root_of
+from bot.site.routes import Route, Routes, href, root_of, scope_base
 from bot.site.search import index_site
-from config.settings import AppConfig, RepoConfig
+from config.settings import AppConfig
+from digest.analysis.scoped import filtered, merged
 from digest.analysis.types import WindowData
 from digest.builder import load_window
 from digest.errors import DigestError
 from digest.i18n import topic_title
 from digest.i18n.site import site_t
 from digest.mirror.renames import RENAMED
-from digest.mirror.store import Store, Sync
-from digest.models import Counts, Digest, ItemRef, Lang, Window, iter_spans
+from digest.mirror.store import Store, Sync, SyncState
+from digest.models import Counts, Digest, ItemRef, Lang, Topic, Window, iter_spans
 from digest.render import charts
 from digest.render.charts import COUNT_KEYS
 from digest.render.html import (
@@ -67,9 +72,11 @@ from digest.render.html import (
 )
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
+from digest.scope import NO_FILTERS, Filters
 from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ASSETS = ("style.css", "search.js")
@@ -83,6 +90,7 @@ class SiteOptions:
 
     out: Path
     repos: tuple[str, ...]
+    scopes: tuple[str, ...] = ()  # configured scopes' names, built under scopes/{name}/
     days: int = 30
     since: date | None = None
     langs: tuple[Lang, ...] = tuple(Lang)
@@ -136,6 +144,23 @@ class _Day:
     fingerprint: str = ""  # what its pages are a function of, besides the data
     fresh: bool = False  # unchanged since the previous build: its pages and record reused
     repo: str = ""  # the repository its digests are asked for
+    scope: str | None = None  # or the configured scope
+
+
+@dataclass(frozen=True, slots=True)
+class _Subject:
+    """What a set of pages is of: a repository, or a configured scope of several."""
+
+    base: str  # where its pages live: "vllm-project/vllm", "scopes/serving"
+    name: str  # what the pages call it
+    label: str  # its repositories as the pages list them
+    url: str  # the repository's page ("" for a scope)
+    timezone: str
+    day_start: str
+    topics: tuple[Topic, ...]
+    repos: tuple[str, ...]  # as the mirror knows them now
+    filters: Filters = NO_FILTERS  # a scope's: what its charts leave out, as its digests do
+    config: str = ""  # the configuration its days' pages follow (a scope's own entry too)
 
 
 class SiteBuilder:
@@ -202,18 +227,18 @@ class SiteBuilder:
             pages += built
             pending += waiting
             latest = next((e for e in entries if e.pages), None)
-            if latest is not None:  # linked from the site's index
-                day = latest.date
-                pages_here = tuple(
-                    (lang, href(ROUTES.root(), ROUTES.day(repo, day, lang)))
-                    for lang, _ in latest.pages
-                )
-                latest = dataclasses.replace(latest, pages=pages_here)
-            link = href(ROUTES.root(), ROUTES.repo(repo))
             name = self._display_name(configured, repo)
-            repos.append(SiteRepo(repo, name, link, latest))
+            repos.append(_listed(repo, repo, name, latest))
+        scopes: list[SiteRepo] = []
+        for scope_name in options.scopes:
+            subject, entries, built, waiting = await self._scope(scope_name, options, output)
+            pages += built
+            pending += waiting
+            latest = next((e for e in entries if e.pages), None)
+            scopes.append(_listed(subject.base, subject.label, subject.name, latest))
         root = ROUTES.root()
-        output.write(root.file, render_site_index(repos, Nav(root=root_of(root), lang=primary)))
+        nav = Nav(root=root_of(root), lang=primary)
+        output.write(root.file, render_site_index(repos, nav, scopes))
         for lang in options.langs:
             search = ROUTES.search(lang)
             output.write(search.file, render_search(Nav(root=root_of(search), lang=lang)))
@@ -241,9 +266,13 @@ class SiteBuilder:
     ) -> tuple[list[_Day], _Day, str]:
         """Every report day of ``repo`` with its digests, or why it has none, or reused; and
         what the repository is called now (its pages go there)."""
+        return await self._timed(self._digests(repo, options, output))
+
+    async def _timed(self, work: Awaitable[_T]) -> _T:
+        """``work``, its time counted as syncing and building digests."""
         started = time.perf_counter()
         try:
-            return await self._digests(repo, options, output)
+            return await work
         finally:
             self._digest_seconds += time.perf_counter() - started
 
@@ -292,9 +321,36 @@ class SiteBuilder:
         output.repos[base] = mirror_mark(state)
         for day in days:
             day.repo = repo
-            closed = state.synced_at is not None and day.window.end <= state.synced_at
+        await self._reuse_or_fetch(
+            base,
+            self._config_fingerprint,
+            days,
+            previous,
+            touched,
+            state.synced_at,
+            options,
+            output,
+        )
+        return days, waiting, mirrored
+
+    async def _reuse_or_fetch(
+        self,
+        base: str,
+        config: str,
+        days: Sequence[_Day],
+        previous: dict[date, DayRecord],
+        touched: set[date] | None,
+        synced_at: datetime | None,
+        options: SiteOptions,
+        output: Output,
+    ) -> None:
+        """Reuse each day of the pages under ``base`` that nothing touched since the previous
+        build (its window closed by ``synced_at``, the configuration ``config`` the same), else
+        ask the digest service for it."""
+        for day in days:
+            closed = synced_at is not None and day.window.end <= synced_at
             day.fingerprint = day_fingerprint(
-                day.window, config=self._config_fingerprint, langs=options.langs, closed=closed
+                day.window, config=config, langs=options.langs, closed=closed
             )
             record = previous[day.date]
             if (
@@ -303,20 +359,74 @@ class SiteBuilder:
                 and day.date not in touched
                 and record.get("fingerprint") == day.fingerprint
                 and all(
-                    output.has_previous(ROUTES.day(mirrored, day.date, lang).file)
+                    output.has_previous(ROUTES.day(base, day.date, lang).file)
                     for lang in options.langs
                 )
             ):
                 day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
             await self._fetch(day, options.langs)
-        return days, waiting, mirrored
+
+    async def _scope_days(
+        self, subject: _Subject, scope: str, options: SiteOptions, output: Output
+    ) -> tuple[list[_Day], _Day]:
+        """Every report day of a configured scope with its digests, or why it has none, or
+        reused: each of its repositories synced, the days new data in any of them touched
+        built again. The build records each repository's mirror for the scope apart (under
+        ``scopes/{name}/owner/name``), as a repository's own build does for it."""
+        dates, current = report_days(
+            self._clock(), subject.timezone, subject.day_start, options.days, options.since
+        )
+        days = [_Day(d, report_window(d, subject.timezone, subject.day_start)) for d in dates]
+        waiting = _Day(current, report_window(current, subject.timezone, subject.day_start))
+        for day in days:
+            day.repo, day.scope = subject.repos[0], scope
+        if not days:
+            return days, waiting
+        base = subject.base
+        calendar = Calendar(subject.timezone, subject.day_start)
+        previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
+        touched: set[date] | None = set()
+        states: list[SyncState] = []
+        for repo in subject.repos:
+            mark = f"{base}/{repo.lower()}"
+            span = Window(
+                _sync_start(output.previous_repos.get(mark), days),
+                days[-1].window.end,
+                subject.timezone,
+            )
+            try:
+                await self._sync.ensure(repo, span)
+            except DigestError as exc:
+                for day in days:
+                    day.failure = failure_text(exc, options.langs[0])
+                return days, waiting
+            state = await self._store.get_sync_state(repo)
+            states.append(state)
+            found = await touched_days(
+                self._store,
+                repo,
+                output.previous_repos.get(mark),
+                state,
+                calendar,
+                {when: _cited(record, repo) for when, record in previous.items()},
+            )
+            touched = None if touched is None or found is None else touched | found
+            output.repos[mark] = mirror_mark(state)
+        synced = [s.synced_at for s in states]
+        synced_at = None if None in synced else min(s for s in synced if s is not None)
+        await self._reuse_or_fetch(
+            base, subject.config, days, previous, touched, synced_at, options, output
+        )
+        return days, waiting
 
     async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
         """The day's digest in each language from the digest service, or why there is none."""
         for lang in langs:
             try:
-                request = self._core.request(day.date.isoformat(), repo=day.repo, lang=lang)
+                request = self._core.request(
+                    day.date.isoformat(), repo=day.repo, scope=day.scope, lang=lang
+                )
                 self._digests_asked += 1
                 day.digests[lang] = await self._core.build(request)
             except DigestError as exc:
@@ -327,8 +437,7 @@ class SiteBuilder:
 
     def _archive(
         self,
-        repo: str,
-        conf: RepoConfig,
+        subject: _Subject,
         days: list[_Day],
         waiting: _Day,
         langs: Sequence[Lang],
@@ -338,11 +447,12 @@ class SiteBuilder:
 
         A day not built now (out of the span, or failing) keeps the pages it had.
         """
+        repo = subject.base
         base = repo.lower()
         known = {day.date for day in days}
         for when in _published(output, repo, before=waiting.date):
             if when not in known:
-                days.append(_Day(when, report_window(when, conf.timezone, conf.day_start)))
+                days.append(_Day(when, report_window(when, subject.timezone, subject.day_start)))
                 known.add(when)
         for day in days:
             if not day.digests and not day.fresh:
@@ -361,14 +471,60 @@ class SiteBuilder:
         that name and its entries newest first."""
         span, waiting, repo = await self._days(configured, options, output)
         conf = self._config.repo(configured)
-        days = self._archive(repo, conf, span, waiting, options.langs, output)
+        subject = _Subject(
+            base=repo,
+            name=self._display_name(configured, repo),
+            label=repo,
+            url=f"{self._web_url}/{repo}",
+            timezone=conf.timezone,
+            day_start=conf.day_start,
+            topics=self._config.topics_for(configured),
+            repos=(repo,),
+        )
+        entries, pages, pending = await self._write(subject, span, waiting, options, output)
+        return repo, entries, pages, pending
+
+    async def _scope(
+        self, name: str, options: SiteOptions, output: Output
+    ) -> tuple[_Subject, list[DayEntry], int, int]:
+        """Write a configured scope's report pages, index and feeds under ``scopes/{name}/``;
+        what it is and its entries newest first."""
+        scope = self._config.scope(name)
+        first = self._config.repo(scope.repos[0])
+        subject = _Subject(
+            base=scope_base(scope.name),
+            name=self._config.scope_name(scope),
+            label=", ".join(scope.repos),
+            url="",
+            timezone=scope.timezone or first.timezone,
+            day_start=scope.day_start or first.day_start,
+            topics=self._config.scope_topics(scope),
+            repos=scope.repos,
+            filters=scope.filters,
+            config=self._scope_fingerprint(scope.name),
+        )
+        span, waiting = await self._timed(self._scope_days(subject, scope.name, options, output))
+        entries, pages, pending = await self._write(subject, span, waiting, options, output)
+        return subject, entries, pages, pending
+
+    async def _write(
+        self,
+        subject: _Subject,
+        span: list[_Day],
+        waiting: _Day,
+        options: SiteOptions,
+        output: Output,
+    ) -> tuple[list[DayEntry], int, int]:
+        """Write a subject's report pages, archive, index and feeds; its entries newest first,
+        the pages written and the days pending."""
+        days = self._archive(subject, span, waiting, options.langs, output)
+        repo = subject.base
         base = repo.lower()
-        name = self._display_name(configured, repo)
-        repo_url = f"{self._web_url}/{repo}"
+        name = subject.name
         primary = options.langs[0]
         topics = tuple(
             SiteTopic(topic.name, {lang: topic_title(topic, lang) for lang in Lang})
-            for topic in self._config.topics_for(configured)
+            for topic in subject.topics
         )
         pages = 0
         for lang in options.langs:
@@ -391,7 +547,7 @@ class SiteBuilder:
                     other_lang=_day_link(here, repo, day.date, other),
                     feed=href(here, ROUTES.feed(repo, lang)),
                 )
-                await self._report_page(day, lang, nav, here.file, repo_url, output, options)
+                await self._report_page(day, lang, nav, here.file, subject, output, options)
         archived: list[ArchiveDay] = []
         for day in days:
             record: DayRecord | None
@@ -411,17 +567,18 @@ class SiteBuilder:
             output,
             repo=repo,
             name=name,
-            repo_url=repo_url,
+            repo_url=subject.url,
             langs=options.langs,
             routes=Routes(options.site_url),
+            label=subject.label,
         )
         archive = writer.write(archived, topics)
         entries = self._entries(repo, days, waiting, options.langs, primary)
         index_page = ROUTES.repo(repo)
         page = RepoIndex(
-            repo,
+            subject.label,
             name,
-            repo_url,
+            subject.url,
             tuple(entries[: RECENT_DAYS + 1]),  # the day in progress and the last 30
             self._index_figures(archived, topics, primary),
             tuple((lang, href(index_page, ROUTES.feed(repo, lang))) for lang in options.langs),
@@ -433,7 +590,13 @@ class SiteBuilder:
         nav = Nav(root=root_of(index_page), lang=primary)
         output.write(index_page.file, render_repo_index(page, nav))
         pending = sum(1 for e in entries if e.pending)
-        return repo, entries, pages + 1 + archive.pages, pending
+        return entries, pages + 1 + archive.pages, pending
+
+    def _scope_fingerprint(self, name: str) -> str:
+        """The configuration a scope's days follow: the repositories' and its own entry."""
+        entry = self._config.scopes[name].model_dump_json()
+        text = f"{self._config_fingerprint}\x00{entry}"
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def _display_name(self, configured: str, repo: str) -> str:
         """The name the site shows: the configured one, else the repository's current name."""
@@ -487,7 +650,7 @@ class SiteBuilder:
         lang: Lang,
         nav: Nav,
         path: str,
-        repo_url: str,
+        subject: _Subject,
         output: Output,
         options: SiteOptions,
     ) -> None:
@@ -510,7 +673,7 @@ class SiteBuilder:
         if output.unchanged(path, digest_hash):
             return
         if day.data is None:  # read once for both languages
-            day.data = await load_window(self._store, digest.repo, digest.window, repo_url)
+            day.data = await digest_window(self._store, digest, subject.filters)
         chart = charts.activity_chart(digest.window, day.data.items, day.data.comments, lang)
         figure = make_figure("chart-activity", chart)
         output.write(path, render_report(digest, nav, (figure,)), digest_hash)
@@ -557,6 +720,13 @@ class SiteBuilder:
             topic_chart = charts.topic_chart(title, per_day, lang)
             figures.append(make_figure(f"chart-topic-{topic.slug}", topic_chart))
         return tuple(figures)
+
+
+async def digest_window(store: Store, digest: Digest, filters: Filters = NO_FILTERS) -> WindowData:
+    """The items and comments of a digest's window in each repository it covers, less what its
+    scope's ``filters`` leave out: what its activity chart shows."""
+    found = [await load_window(store, repo, digest.window, url) for repo, url in digest.sources]
+    return filtered(merged(found, [repo for repo, _ in digest.sources]), filters)
 
 
 def report_window(day: date, timezone: str, day_start: str) -> Window:
@@ -638,21 +808,44 @@ def page_hash(content: str, nav: Nav) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cited_items(digest: Digest) -> list[tuple[int, str]]:
+def cited_items(digest: Digest) -> list[tuple[str, str]]:
     """The items a digest shows (their state and fate are on its page): those of its appendix
     lists with their titles, then those its sections link (their titles may be shortened
-    there, so none is kept)."""
-    listed = [(item.number, item.title) for _, items in digest.lists for item in items]
+    there, so none is kept). Each by number, or ``owner/name#N`` in a digest of several
+    repositories."""
+    several = digest.several
+
+    def key(repo: str, number: int) -> str:
+        return f"{repo or digest.repo}#{number}" if several else str(number)
+
+    listed = [(key(i.repo, i.number), i.title) for _, items in digest.lists for i in items]
     return listed + [
-        (span.number, "")
+        (key(span.repo, span.number), "")
         for section in digest.sections
         for span in iter_spans(section.blocks)
         if isinstance(span, ItemRef)
     ]
 
 
-def _cited(record: DayRecord) -> dict[str, str]:
+def _cited(record: DayRecord, repo: str | None = None) -> dict[str, str]:
+    """A day's cited items, number to title; of ``repo`` only (its keys ``owner/name#N``) when
+    the day is a scope's."""
     cited = record.get("cited")
     if not isinstance(cited, dict):
         return {}
-    return {str(k): v for k, v in cited.items() if isinstance(v, str)}
+    found = {str(k): v for k, v in cited.items() if isinstance(v, str)}
+    if repo is None:
+        return found
+    prefix = f"{repo.lower()}#"
+    return {k[len(prefix) :]: v for k, v in found.items() if k.lower().startswith(prefix)}
+
+
+def _listed(base: str, label: str, name: str, latest: DayEntry | None) -> SiteRepo:
+    """A repository or scope as the site's index lists it, its latest day linked from there."""
+    if latest is not None:
+        pages = tuple(
+            (lang, href(ROUTES.root(), ROUTES.day(base, latest.date, lang)))
+            for lang, _ in latest.pages
+        )
+        latest = dataclasses.replace(latest, pages=pages)
+    return SiteRepo(label, name, href(ROUTES.root(), ROUTES.repo(base)), latest)

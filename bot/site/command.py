@@ -10,7 +10,7 @@ from bot.commands.following import allow_list
 from bot.commands.grammar import UsageError
 from bot.site.build import SiteOptions, SiteReport
 from config.settings import AppConfig, Settings
-from digest.errors import RepoRefused
+from digest.errors import ConfigError, RepoRefused
 from digest.github.names import valid_repo
 from digest.models import Lang
 
@@ -33,7 +33,13 @@ def site_parser() -> argparse.ArgumentParser:
         "--repo",
         action="append",
         metavar="OWNER/NAME",
-        help="repository (repeatable; default: every configured repository)",
+        help="repository (repeatable; default: every configured repository and scope)",
+    )
+    build.add_argument(
+        "--scope",
+        action="append",
+        metavar="NAME",
+        help="configured scope, built under scopes/NAME/ (repeatable; default: every one)",
     )
     span = build.add_mutually_exclusive_group()
     span.add_argument("--days", type=int, default=30, metavar="N", help="report days (default 30)")
@@ -56,9 +62,20 @@ def _langs(text: str) -> tuple[Lang, ...]:
 
 def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig) -> SiteOptions:
     """The build's options from the command line, the settings and the configuration."""
-    repos = tuple(dict.fromkeys(args.repo or (*config.repos, config.default_repo)))
+    named = bool(args.repo or args.scope)
+    repos = tuple(
+        dict.fromkeys(args.repo or (() if named else (*config.repos, config.default_repo)))
+    )
+    try:
+        scopes = tuple(
+            dict.fromkeys(
+                config.scope(n).name for n in ((args.scope or ()) if named else config.scopes)
+            )
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
     allow = allow_list(settings, config)
-    for repo in repos:
+    for repo in (*repos, *(r for n in scopes for r in config.scope(n).repos)):
         if not valid_repo(repo):
             raise UsageError(f"{repo!r} is not a repository (use owner/name)")
         if not allow.allows(repo):
@@ -76,6 +93,7 @@ def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig
     return SiteOptions(
         out=out,
         repos=repos,
+        scopes=scopes,
         days=args.days,
         since=since,
         langs=langs,

@@ -129,9 +129,9 @@ async def touched_days(
     return touched
 
 
-def cited_record(refs: Iterable[tuple[int, str]]) -> dict[str, str]:
-    """The items a day's pages cite, number to title (the first titled reference), as the
-    site's manifest keeps them."""
+def cited_record(refs: Iterable[tuple[int | str, str]]) -> dict[str, str]:
+    """The items a day's pages cite, number (``owner/name#N`` in a scope's) to title (the
+    first titled reference), as the site's manifest keeps them."""
     out: dict[str, str] = {}
     for number, title in refs:
         key = str(number)

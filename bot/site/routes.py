@@ -4,6 +4,9 @@ absolute under the public URL, as feeds want).
 
 A route ending in ``/`` is a folder whose page is its ``index.html``; any other is a file.
 Day pages live where :func:`digest.render.html.page_path` says (chat links to them too).
+A subject's pages (a repository's, or a scope's) live under its folder: ``owner/name/`` for a
+repository, ``scopes/{name}/`` for a configured scope (:func:`scope_base`); the methods that
+take ``repo`` take either.
 """
 
 from __future__ import annotations
@@ -30,6 +33,14 @@ class Route:
     def file(self) -> str:
         """The file written for it."""
         return f"{self.path}index.html" if self.is_page else self.path
+
+
+SCOPES = "scopes"
+
+
+def scope_base(name: str) -> str:
+    """The folder of the scope ``name``'s pages, as the routes take a repository's name."""
+    return f"{SCOPES}/{name.lower()}"
 
 
 def href(here: Route, there: Route, fragment: str = "") -> str:

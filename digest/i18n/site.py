@@ -12,6 +12,7 @@ SITE: Mapping[str, tuple[str, str]] = {
     # frame
     "site.title": ("开发动态报告", "Development Reports"),
     "site.repos": ("项目", "Repositories"),
+    "site.scopes": ("生态报告", "Scopes"),
     "site.home": ("全部报告", "All reports"),
     "site.back": ("« 返回 {name} 报告", "« Back to {name} Reports"),
     "site.contents": ("目录", "Contents"),

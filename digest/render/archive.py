@@ -19,6 +19,12 @@ class TopicItem:
     number: int
     title: str
     url: str
+    repo: str = ""  # set in a scope of several repositories: shown as "owner/name#N"
+
+    @property
+    def label(self) -> str:
+        """``#N``, or ``owner/name#N`` when the item names its repository."""
+        return f"{self.repo}#{self.number}"
 
 
 @dataclass(frozen=True, slots=True)

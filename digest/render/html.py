@@ -137,7 +137,7 @@ class RepoIndex:
 
 @dataclass(frozen=True, slots=True)
 class SiteRepo:
-    """One repository on the site index."""
+    """One repository (or scope: ``repo`` lists its repositories) on the site index."""
 
     repo: str
     display_name: str
@@ -291,12 +291,12 @@ def render_repo_index(page: RepoIndex, nav: Nav) -> str:
     )
 
 
-def render_site_index(repos: Sequence[SiteRepo], nav: Nav) -> str:
-    """The site's front page: the repositories and their latest report."""
+def render_site_index(repos: Sequence[SiteRepo], nav: Nav, scopes: Sequence[SiteRepo] = ()) -> str:
+    """The site's front page: the repositories and the scopes, each with its latest report."""
     return (
         _env()
         .get_template("index.html")
-        .render(repos=tuple(repos), nav=nav, lang=nav.lang, csp=CSP_STATIC)
+        .render(repos=tuple(repos), scopes=tuple(scopes), nav=nav, lang=nav.lang, csp=CSP_STATIC)
     )
 
 
@@ -317,7 +317,7 @@ def render_spans(spans: Sequence[Inline], lang: Lang | str = Lang.EN) -> Markup:
     out: list[str] = []
     for span in unlinked(spans):
         if isinstance(span, ItemRef):
-            label = f"#{span.number}" + (f" {span.title}" if span.title else "")
+            label = span.label + (f" {span.title}" if span.title else "")
             out.append(_link(span.url, label))
         elif isinstance(span, UserRef):
             out.append(_link(span.url, f"@{span.login}"))

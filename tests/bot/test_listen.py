@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator
 
@@ -82,14 +83,20 @@ async def test_a_body_over_the_cap_is_refused_unread(server: Listener) -> None:
 
 async def test_idle_sockets_are_capped_and_closed(server: Listener) -> None:
     """Two hundred idle sockets hold at most the cap; those over it are refused at once, the
-    rest are closed after the head timeout, and the server answers again."""
+    rest are closed after the head timeout, and the server answers again. A slot frees only
+    when its idle socket times out, so while the sockets are being opened (slowly, on a busy
+    machine) at most one cap's worth is admitted per head timeout."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     sockets = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(200)]
+    opening = loop.time() - started
     await asyncio.sleep(0)  # let the server see them
     assert server.connections <= LIMITS.max_connections
+    admitted = LIMITS.max_connections * (1 + math.ceil(opening / LIMITS.head_s))
     waits = await asyncio.gather(*(_closed_within(r, 3.0) for r, _ in sockets))
-    assert sum(w < 0.2 for w in waits) >= 200 - LIMITS.max_connections
+    assert sum(w < 0.2 for w in waits) >= 200 - admitted
     assert max(waits) < 1.5
     for _, writer in sockets:
         writer.close()
     assert await _get(server, data=b"hi") == 200
-    assert server.guard.refused >= 200 - LIMITS.max_connections
+    assert server.guard.refused >= 200 - admitted

@@ -164,6 +164,7 @@ class ScopeRig:
     fake: FakeGitHub
     service: DigestService
     clock: Clock
+    store: SQLiteStore
 
     def requests(self, repo: str | None = None) -> int:
         """The requests made so far (to ``repo`` only, when given)."""
@@ -195,7 +196,7 @@ async def scope_rig(token: str | None = "t0ken") -> AsyncIterator[ScopeRig]:
                 service = DigestService(
                     builder, state, clock, store=store, sync=gate, owners=owners
                 )
-                yield ScopeRig(fake, service, clock)
+                yield ScopeRig(fake, service, clock, store)
             finally:
                 await state.close()
                 await store.close()

@@ -9,6 +9,7 @@ from typing import Any
 from bot.compose import Runtime, build_runtime
 from bot.compose.services import build_services
 from config.settings import RedisSettings, Settings, SlackSettings, load_config
+from tests.support.scope_core import scope_config
 
 
 async def test_serve_publishes_only_when_configured(tmp_path: Path) -> None:
@@ -33,3 +34,13 @@ async def test_serve_publishes_only_when_configured(tmp_path: Path) -> None:
     assert external.site_root is None
     served = await services(site_url="https://bot.example/reports/")
     assert served.site is not None and served.site_root == tmp_path / "site"
+
+
+def test_serve_publishes_every_configured_scope(tmp_path: Path) -> None:
+    """The site ``serve`` rebuilds holds the configured scopes beside the repositories."""
+    from bot.compose.site import site_publisher
+
+    settings = Settings(db=str(tmp_path / "m.db"), site_dir=str(tmp_path / "www"))
+    publisher, _ = site_publisher(settings, scope_config(), builder=None)  # type: ignore[arg-type]
+    assert publisher.options.scopes == ("serving", "engines")
+    assert "vllm-project/vllm" in publisher.options.repos

@@ -1,5 +1,5 @@
 """The built site of the sample data in headless Chromium: console, links, charts, language,
-search, a hostile day, screenshots and an accessibility check.
+search, a hostile day, screenshots and an accessibility check; and a scope's pages.
 
 One site, one HTTP server and one browser serve the whole module. Chromium and chromedriver are
 Debian's packages (``.ci/run`` installs them); without them these tests skip.
@@ -7,6 +7,7 @@ Debian's packages (``.ci/run`` installs them); without them these tests skip.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 import urllib.request
@@ -20,7 +21,8 @@ from urllib.parse import urldefrag, urljoin
 import pytest
 
 from tests.fakes.github import issue_row
-from tests.support.site import NOW, build_site_sync, serve_directory
+from tests.support.scopes import SGLANG, VLLM
+from tests.support.site import NOW, build_scope_site, build_site_sync, serve_directory
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
@@ -127,6 +129,16 @@ def test_no_console_errors(browser: Any, base_url: str, path: str) -> None:
 
 def test_every_internal_link_and_anchor_resolves(browser: Any, base_url: str) -> None:
     """From the front page, every link within the site leads to a page, every #anchor to an id."""
+    seen, checked = _crawl(browser, base_url)
+    assert f"{base_url}{DAY}/en/" in seen and f"{base_url}{DAY}/zh/" in seen
+    for archive in ("2026/01/en/", "2026/zh/", "topics/rocm/zh/", "topics/rocm/en/"):
+        assert f"{base_url}vllm-project/vllm/{archive}" in seen, archive
+    assert checked > 50
+
+
+def _crawl(browser: Any, base_url: str) -> tuple[set[str], int]:
+    """Every page reached from the front page, and how many links were checked: each leads
+    to a page (or file) and each #anchor to an id there."""
     seen: set[str] = set()
     queue = [base_url]
     checked = 0
@@ -155,10 +167,7 @@ def test_every_internal_link_and_anchor_resolves(browser: Any, base_url: str) ->
                 assert fragment in parser.ids, href
             if "?" not in target and target not in seen:
                 queue.append(target)
-    assert f"{base_url}{DAY}/en/" in seen and f"{base_url}{DAY}/zh/" in seen
-    for archive in ("2026/01/en/", "2026/zh/", "topics/rocm/zh/", "topics/rocm/en/"):
-        assert f"{base_url}vllm-project/vllm/{archive}" in seen, archive
-    assert checked > 50
+    return seen, checked
 
 
 @pytest.mark.parametrize(
@@ -285,3 +294,49 @@ def test_feed_is_served(base_url: str) -> None:
         status, body = _fetch(urljoin(base_url, f"vllm-project/vllm/feed.{lang}.xml"))
         assert status == 200
         assert f"urn:vllm-report:vllm-project/vllm:2026-01-31:{lang}" in body
+
+
+# -- a scope over two repositories sharing item numbers ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scope_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site of vLLM and the scope ``serving`` (vLLM and SGLang), served."""
+    root = tmp_path_factory.mktemp("scope-site")
+    asyncio.run(build_scope_site(root / "site", root / "mirror.db"))
+    with serve_directory(root / "site") as url:
+        yield url
+
+
+def test_scope_index_and_day_page(browser: Any, scope_url: str) -> None:
+    """From the front page to the scope's index to its day: no console error on the way,
+    every day listed, the day's items linked to both repositories, each named with its own."""
+    assert _open(browser, scope_url) == []
+    browser.find_element(By.CSS_SELECTOR, 'ul.scopes a[href="scopes/serving/"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url == f"{scope_url}scopes/serving/")
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Serving 开发动态报告"
+    days = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "ol.days h3")]
+    assert days == ["2026-03-11", "2026-03-10", "2026-03-09"]
+    assert browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")
+    browser.find_element(By.CSS_SELECTOR, 'a[href="2026-03-10/en/"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("2026-03-10/en/"))
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a[href]'), a => [a.href, a.textContent])"
+    )
+    for repo in (VLLM, SGLANG):
+        named = {text for href, text in links if href == f"https://github.com/{repo}/issues/1"}
+        assert named and all(text.startswith(f"{repo}#1") for text in named), named
+    chart = browser.find_element(By.CSS_SELECTOR, "figure.chart svg")
+    assert chart.size["width"] > 200
+    back = browser.find_element(By.LINK_TEXT, "« Back to Serving Reports")
+    assert back.get_attribute("href") == f"{scope_url}scopes/serving/"
+
+
+def test_scope_pages_link_within_the_site(browser: Any, scope_url: str) -> None:
+    """Every link of the scope's pages (days, months, topics, feeds) resolves."""
+    seen, checked = _crawl(browser, scope_url)
+    for page in ("2026-03-10/zh/", "2026-03-09/en/", "2026/03/en/", "topics/rocm/zh/"):
+        assert f"{scope_url}scopes/serving/{page}" in seen, page
+    assert checked > 30

@@ -7,16 +7,22 @@ import filecmp
 import re
 from datetime import date, timedelta
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 
 from bot.site.build import report_days
+from config.settings import ExcludeConfig
 from tests.fakes.github import FakeGitHub, issue_row
 from tests.support.clock import Clock
-from tests.support.site import NOW, build_site
+from tests.support.scope_core import scope_config
+from tests.support.scopes import COUNTS, FILTERED_TOTAL, SGLANG, VLLM
+from tests.support.scopes import NOW as SCOPE_NOW
+from tests.support.site import NOW, build_scope_site, build_site
 
 REPO_DIR = "vllm-project/vllm"
 DAYS = ("2026-01-29", "2026-01-30", "2026-01-31")
+ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 def _files(root: Path) -> set[str]:
@@ -268,3 +274,118 @@ async def test_a_renamed_repository_moves_with_its_old_days(tmp_path: Path) -> N
     month = (out / new / "2026" / "01" / "en" / "index.html").read_text("utf-8")
     assert 'href="../../../2026-01-29/en/"' in month
     assert report.pending == 1
+
+
+# -- a scope: two repositories sharing item numbers, under scopes/serving/ --------------------
+
+SCOPE_DIR = "scopes/serving"
+SCOPE_DAY = f"{SCOPE_DIR}/2026-03-10"
+
+
+def _counts(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<span class="n">(\d+)</span>', html)]
+
+
+async def test_scope_has_the_pages_of_a_repository(tmp_path: Path) -> None:
+    """A configured scope gets its index, day pages in each language, feeds and archive under
+    ``scopes/{name}/``, beside its repository's own; the root lists both."""
+    report = await build_scope_site(tmp_path / "site", tmp_path / "m.db")
+    site = tmp_path / "site"
+    files = _files(site)
+    for day in ("2026-03-09", "2026-03-10"):
+        for lang in ("zh", "en"):
+            assert f"{SCOPE_DIR}/{day}/{lang}/index.html" in files
+            assert f"{REPO_DIR}/{day}/{lang}/index.html" in files
+    assert {
+        f"{SCOPE_DIR}/index.html",
+        f"{SCOPE_DIR}/feed.zh.xml",
+        f"{SCOPE_DIR}/feed.en.xml",
+        f"{SCOPE_DIR}/2026/03/en/index.html",
+        f"{SCOPE_DIR}/topics/rocm/zh/index.html",
+    } <= files
+    assert report.pending == 2  # the day in progress, of the repository and of the scope
+    index = (site / SCOPE_DIR / "index.html").read_text("utf-8")
+    assert index.index("2026-03-11") < index.index("2026-03-10") < index.index("2026-03-09")
+    assert 'href="2026-03-10/en/"' in index and 'href="2026-03-09/zh/"' in index
+    assert "vllm-project/vllm, sgl-project/sglang" in index
+    root = (site / "index.html").read_text("utf-8")
+    repos, scopes = root.split('<ul class="scopes">')
+    assert 'href="vllm-project/vllm/"' in repos and "生态报告" in repos
+    assert 'href="scopes/serving/"' in scopes and 'href="scopes/serving/2026-03-10/zh/"' in scopes
+    # the latest day's totals over both repositories, after filters, as the scope's index says
+    assert _counts(scopes) == list(FILTERED_TOTAL.as_dict().values())
+    assert _counts(repos) == list(COUNTS[VLLM].as_dict().values())
+
+
+async def test_scope_day_links_each_item_to_its_own_repository(tmp_path: Path) -> None:
+    """The scope's day page names and links the items of both repositories: a number both
+    have appears twice, each with its repository; the filtered bumps appear in neither."""
+    await build_scope_site(tmp_path / "site", tmp_path / "m.db", repos=())
+    for lang in ("en", "zh"):
+        page = (tmp_path / "site" / SCOPE_DAY / lang / "index.html").read_text("utf-8")
+        for repo in (VLLM, SGLANG):
+            assert f'href="https://github.com/{repo}/issues/1"' in page
+            assert f">{repo}#1 " in page
+            assert f"https://github.com/{repo}/pull/3" not in page  # a dependency bump
+        assert 'href="https://github.com/vllm-project/vllm/pull/2"' in page
+        assert 'href="https://github.com/sgl-project/sglang/pull/2"' in page
+        assert 'href="https://github.com/sgl-project/sglang" rel="noopener">' in page  # sources
+    assert not (tmp_path / "site" / REPO_DIR).exists()  # only what was asked for
+
+
+async def test_scope_feed_is_atom_with_both_repositories(tmp_path: Path) -> None:
+    """The scope's feed is valid Atom: one entry per day, newest first, linking its page,
+    its summary citing items of both repositories."""
+    await build_scope_site(
+        tmp_path / "site", tmp_path / "m.db", repos=(), site_url="https://r.example/"
+    )
+    root = ET.parse(tmp_path / "site" / SCOPE_DIR / "feed.en.xml").getroot()
+    assert root.tag == f"{ATOM}feed"
+    assert root.findtext(f"{ATOM}id") == "urn:vllm-report:scopes/serving:en"
+    assert root.findtext(f"{ATOM}title") == "Serving Development Reports"
+    entries = root.findall(f"{ATOM}entry")
+    assert [e.findtext(f"{ATOM}id") for e in entries] == [
+        f"urn:vllm-report:scopes/serving:{day}:en" for day in ("2026-03-10", "2026-03-09")
+    ]
+    link = entries[0].find(f"{ATOM}link")
+    assert link is not None and link.get("href") == f"https://r.example/{SCOPE_DAY}/en/"
+    content = entries[0].findtext(f"{ATOM}content") or ""
+    assert "https://github.com/vllm-project/vllm/issues/1" in content
+    assert "https://github.com/sgl-project/sglang/issues/1" in content
+
+
+async def test_scope_rebuild_follows_each_of_its_repositories(tmp_path: Path) -> None:
+    """An unchanged rebuild asks for no digest; news in one of the scope's repositories
+    re-digests the scope's day it falls in, not the repository left alone."""
+    clock = Clock(SCOPE_NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    first = await build_scope_site(out, db, clock=clock)
+    assert first.digests == 8  # two days, two languages, the repository and the scope
+    again = await build_scope_site(out, db, clock=clock)
+    assert (again.digests, again.rendered) == (0, 0)
+    # the topic's page, made from the days' records, names each item with its repository
+    topic = (out / SCOPE_DIR / "topics" / "rocm" / "en" / "index.html").read_text("utf-8")
+    for repo in (VLLM, SGLANG):
+        assert f'href="https://github.com/{repo}/issues/1" rel="noopener">{repo}#1 ' in topic
+    clock.advance(timedelta(hours=2))
+    late = issue_row(
+        SGLANG, 7, created=SCOPE_NOW - timedelta(hours=5), updated=clock(), title="A late one"
+    )
+    news = await build_scope_site(out, db, clock=clock, issues={SGLANG: [late]})
+    assert news.digests == 2  # the scope's 2026-03-10, in each language; vLLM's taken as it was
+    page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
+    assert "sgl-project/sglang#7 A late one" in page
+
+
+async def test_scope_rebuild_follows_its_own_configuration(tmp_path: Path) -> None:
+    """A scope whose filters change is built again; the repositories' pages are not."""
+    clock = Clock(SCOPE_NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    await build_scope_site(out, db, clock=clock)
+    config = scope_config()
+    serving = config.scopes["serving"].model_copy(update={"exclude": ExcludeConfig()})
+    unfiltered = config.model_copy(update={"scopes": {**config.scopes, "serving": serving}})
+    again = await build_scope_site(out, db, clock=clock, config=unfiltered)
+    assert again.digests == 4  # the scope's two days in two languages, vLLM's taken as they were
+    page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
+    assert "https://github.com/sgl-project/sglang/pull/3" in page  # the bump, no longer left out

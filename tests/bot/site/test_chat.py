@@ -18,13 +18,15 @@ from bot.site.chat import ChatExtras
 from bot.slack.post import SlackDaily, SlackPoster
 from config.settings import load_config
 from digest.backends.sqlite.mirror import SQLiteStore
-from digest.models import Digest, Window
+from digest.models import Digest, Lang, Window
 from tests.bot.discord.conftest import endpoints, start_bot, subscriptions  # noqa: F401
 from tests.bot.discord.conftest import fake as discord_fake  # noqa: F401
 from tests.bot.discord.test_post import discord_client  # noqa: F401 - the shared fixture
 from tests.bot.slack.conftest import NOW, SECRET
 from tests.fakes.discord import CHANNEL_ID, FakeDiscord
 from tests.fakes.slack import FakeSlack, start_fake_slack, stop_fake_slack
+from tests.support.scope_core import scope_config, scope_core
+from tests.support.scopes import SGLANG, VLLM, scope_rig
 from tests.support.serve import sample_digest, sample_store
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -69,6 +71,24 @@ async def test_page_url_names_the_days_page_only(extras: ChatExtras, store: SQLi
     assert extras.page_url(_shifted(digest, 30)) is None
     unpublished = ChatExtras(store=store, config=load_config(), site_url=None)
     assert unpublished.page_url(digest) is None
+
+
+async def test_a_scope_digest_links_its_page_and_charts_its_repositories() -> None:
+    """A configured scope's day links to its page under scopes/ (an ad hoc one to none), and
+    its chart counts both repositories' items after its filters, as its header does."""
+    async with scope_rig() as rig:
+        core = scope_core(rig)
+        digest = await rig.digest(core.request("2026-03-10", scope="serving", lang=Lang.EN))
+        extras = ChatExtras(store=rig.store, config=scope_config(), site_url=SITE)
+        assert extras.page_url(digest) == f"{SITE}scopes/serving/2026-03-10/en/"
+        adhoc = core.request("2026-03-10", repos=(VLLM, SGLANG), lang=Lang.EN)
+        assert extras.page_url(await rig.digest(adhoc)) is None
+        image = await extras.chart(digest)
+        assert image is not None and image.png.startswith(PNG)
+        assert "3 issues and 2 PRs opened" in image.alt  # the bumps left out
+        unfiltered = await rig.digest(core.request("2026-03-10", scope="engines", lang=Lang.EN))
+        image = await extras.chart(unfiltered)
+        assert image is not None and "3 issues and 4 PRs opened" in image.alt
 
 
 async def test_chart_is_a_png_with_alt_text(extras: ChatExtras) -> None:

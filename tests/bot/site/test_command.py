@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github import FakeGitHub
+from tests.support.scope_core import scope_rows, scope_yaml
 from tests.support.synthetic import generate
 
 REPO = "vllm-project/vllm"
@@ -76,6 +77,7 @@ async def test_site_dir_setting_is_the_default_output(tmp_path: Path) -> None:
         (("--since", "yesterday"), "--since takes a date like 2026-03-10"),
         (("--repo", "not a repo"), "is not a repository"),
         (("--days", "3", "--since", "2026-01-01"), "not allowed with argument"),
+        (("--scope", "nowhere"), "unknown scope 'nowhere'"),
     ],
 )
 async def test_bad_arguments_are_usage_errors(
@@ -88,6 +90,30 @@ async def test_bad_arguments_are_usage_errors(
     assert code == 2
     assert words in err and "Traceback" not in err
     assert not (tmp_path / "s").exists()
+
+
+async def test_site_build_of_a_scope_writes_only_that_scope(tmp_path: Path) -> None:
+    """`site build --scope serving` writes the scope's pages under scopes/serving/, its
+    repositories synced, and nothing of the repositories named alone."""
+    async with FakeGitHub() as github:
+        for repo, (issues, comments) in scope_rows().items():
+            github.add_repo(repo, issues=issues, comments=comments)
+        env = {"GITHUB_API_URL": github.url}
+        out = tmp_path / "public"
+        config = scope_yaml(tmp_path / "scopes.yaml")
+        code, stdout, err = await _cli(
+            "site", "build", "--scope", "SERVING", "--days", "1", "--lang", "en", "--no-search",
+            "--config", str(config), "--out", str(out), env=env, tmp=tmp_path,
+        )  # fmt: skip
+    assert code == 0, err
+    assert stdout.startswith(f"Wrote 7 pages to {out} (1 rendered, 0 unchanged, 1 pending")
+    assert len(list((out / "scopes" / "serving").glob("*-*-*/en/index.html"))) == 1
+    assert 'href="scopes/serving/"' in (out / "index.html").read_text("utf-8")
+    assert not (out / "vllm-project").exists() and not (out / "sgl-project").exists()
+    assert {r.path.split("/")[3] for r in github.requests if r.path.startswith("/repos/")} == {
+        "vllm",
+        "sglang",
+    }
 
 
 async def test_unwritable_output_is_a_configuration_error(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from digest.github.allow_list import valid_pattern
 from digest.github.names import valid_repo
 from digest.github.reserve import DEFAULT_SHARE
 from digest.models import Lang, Organisation, Topic
-from digest.scope import Filters, Scope
+from digest.scope import DEFAULT_OWNER_CAP, Filters, Scope, is_owner_entry
 from digest.state.limiter import Rate
 from digest.windows import parse_day_start, zone
 
@@ -315,6 +315,8 @@ class ScopeConfig(BaseModel):
     topics: list[str] | None = None  # default: every topic of its repositories
     include: IncludeConfig = Field(default_factory=IncludeConfig)
     exclude: ExcludeConfig = Field(default_factory=ExcludeConfig)
+    # the repositories an ``owner/*`` entry brings in at most, the most recently pushed first
+    owner_cap: int = Field(default=DEFAULT_OWNER_CAP, ge=1, le=100)
 
     check_timezone = field_validator("timezone")(_zone_name)
     check_day_start = field_validator("day_start")(_time_of_day)
@@ -323,10 +325,8 @@ class ScopeConfig(BaseModel):
     @classmethod
     def _repo_names(cls, value: list[str]) -> list[str]:
         for name in value:
-            if name.endswith("/*"):
-                raise ValueError(f"{name!r}: an owner's every repository is not supported yet")
-            if not valid_repo(name):
-                raise ValueError(f"{name!r} is not an owner/name repository")
+            if not (valid_repo(name) or (is_owner_entry(name) and valid_pattern(name))):
+                raise ValueError(f"{name!r} is neither owner/name nor owner/*")
         lowered = [name.lower() for name in value]
         if len(set(lowered)) != len(lowered):
             raise ValueError("a repository is listed twice")
@@ -467,6 +467,7 @@ class AppConfig(BaseModel):
             day_start=conf.day_start,
             topics=None if conf.topics is None else tuple(conf.topics),
             filters=conf.filters(),
+            owner_cap=conf.owner_cap,
         )
 
     def scope_topics(self, scope: Scope) -> tuple[Topic, ...]:

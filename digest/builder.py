@@ -282,6 +282,18 @@ class DigestBuilder:
             *(self._repo_window(r, request, s) for r, s in zip(scope.repos, given, strict=True))
         )
         notes = [note for _data, said, _behind in found for note in said]
+        notes.extend(
+            t(
+                "scope.owner.cut",
+                request.lang,
+                owner=p.owner,
+                active=p.active,
+                cap=p.cap,
+                repos=", ".join(p.repos),
+            )
+            for p in scope.picked
+            if p.cut
+        )
         behind = any(late for _data, _said, late in found)
         repos = tuple(data.repo for data, _said, _behind in found)
         from digest.analysis.scoped import all_items, filtered, merged, per_repo, qualified

@@ -45,6 +45,16 @@ class RepoRefused(DigestError):
         return RepoRefused(self.repo, self.reason, allowed=self.allowed, lang=lang)
 
 
+class NoActiveRepos(NotFound):
+    """No repository of the scope's ``owners`` (its ``owner/*`` entries) was pushed to in the
+    window, and the scope names no other."""
+
+    def __init__(self, owners: tuple[str, ...]) -> None:
+        names = ", ".join(f"{o}/*" for o in owners)
+        super().__init__(f"{names}: no repository pushed to in the window")
+        self.owners = owners
+
+
 class RateLimited(DigestError):
     """The GitHub rate limit is exhausted until ``reset_at``."""
 

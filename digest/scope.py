@@ -7,13 +7,17 @@ digest, byte for byte. Items of a scope are keyed by repository and number (:cla
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from functools import cached_property
 
+from digest.errors import NoActiveRepos
 from digest.models import Comment, Item, ItemKey
 
-__all__ = ["NO_FILTERS", "Filters", "ItemKey", "Scope"]
+__all__ = ["DEFAULT_OWNER_CAP", "NO_FILTERS", "Filters", "ItemKey", "Picked", "Scope"]
+
+# the repositories an ``owner/*`` entry brings in at most, the most recently pushed first
+DEFAULT_OWNER_CAP = 20
 
 
 def _glob(pattern: str, text: str) -> bool:
@@ -88,12 +92,35 @@ class Filters:
 NO_FILTERS = Filters()
 
 
+def is_owner_entry(entry: str) -> bool:
+    """Whether a scope's entry is ``owner/*``: the owner's repositories active in the window."""
+    return entry.endswith("/*")
+
+
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """What an ``owner/*`` entry came to for one window: ``repos`` (the most recently pushed
+    first, at most ``cap``) of the ``active`` repositories pushed to since the window began
+    (``active`` counts those the listing reached: more than ``cap`` means some were cut off)."""
+
+    owner: str
+    repos: tuple[str, ...]
+    active: int
+    cap: int
+
+    @property
+    def cut(self) -> bool:
+        return self.active > len(self.repos)
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """A report's subject: ``repos`` (one or more ``owner/name``, in report order), the day it
     is cut by (``timezone``, ``day_start``), its focus ``topics`` (names; None: each
     repository's own) and ``filters``. ``name`` is the configured name ("" for an ad hoc
-    scope)."""
+    scope). An entry ``owner/*`` of ``repos`` stands for the owner's repositories pushed to
+    in the window, at most ``owner_cap`` of them; :meth:`resolved` puts them in its place and
+    keeps what each came to in ``picked``."""
 
     repos: tuple[str, ...]
     name: str = ""
@@ -101,6 +128,8 @@ class Scope:
     day_start: str | None = None
     topics: tuple[str, ...] | None = None
     filters: Filters = field(default_factory=Filters)
+    owner_cap: int = DEFAULT_OWNER_CAP
+    picked: tuple[Picked, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.repos:
@@ -115,9 +144,31 @@ class Scope:
         return cls((repo,))
 
     @property
+    def owners(self) -> tuple[str, ...]:
+        """The owners of its ``owner/*`` entries, in order (none once :meth:`resolved`)."""
+        return tuple(r[:-2] for r in self.repos if is_owner_entry(r))
+
+    def resolved(self, picks: tuple[Picked, ...]) -> Scope:
+        """The scope with each ``owner/*`` entry replaced by its pick's repositories (one
+        already named is not named twice)."""
+        by_owner = {p.owner.lower(): p for p in picks}
+        named = {r.lower() for r in self.repos if not is_owner_entry(r)}
+        repos: list[str] = []
+        for entry in self.repos:
+            found = by_owner[entry[:-2].lower()].repos if is_owner_entry(entry) else (entry,)
+            for repo in found:
+                if repo.lower() not in {r.lower() for r in repos} and (
+                    not is_owner_entry(entry) or repo.lower() not in named
+                ):
+                    repos.append(repo)
+        if not repos:
+            raise NoActiveRepos(self.owners)
+        return replace(self, repos=tuple(repos), picked=picks)
+
+    @property
     def several(self) -> bool:
         """Whether the scope has more than one repository (items then name theirs)."""
-        return len(self.repos) > 1
+        return len(self.repos) > 1 or bool(self.owners)
 
     @property
     def plain(self) -> bool:

@@ -39,14 +39,16 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from digest.builder import DigestRequest, Synced
 from digest.codec import CODEC_VERSION, CodecError, decode_digest, encode_digest
-from digest.errors import DigestError, RepoRefused, StateUnavailable
+from digest.errors import ConfigError, DigestError, RepoRefused, StateUnavailable
 from digest.mirror.store import Store, Sync, SyncResult, SyncState
-from digest.models import Digest
+from digest.models import Digest, Window
+from digest.scope import Scope
 from digest.state.base import SharedState
 from digest.state.single_flight import FlightStats, SingleFlight
 
@@ -54,6 +56,12 @@ log = logging.getLogger(__name__)
 
 # The byte budget of a process's digests kept in memory (compressed): ~30 digests of 30 days.
 DEFAULT_MEMO_BYTES = 32 * 1024 * 1024
+
+
+class Owners(Protocol):
+    """Resolves a scope's ``owner/*`` entries (:class:`digest.mirror.owners.OwnerRepos`)."""
+
+    async def resolve(self, scope: Scope, window: Window) -> Scope: ...
 
 
 class Builder(Protocol):
@@ -150,6 +158,8 @@ class DigestService:
     ``live_ttl``. ``fallback`` (a builder over a local mirror with its own sync) answers
     when the builder's mirror is unavailable (Redis down); without it that error propagates.
     ``writer_names`` maps a request's writer to its name, so another model is another digest.
+    ``owners`` resolves a scope's ``owner/*`` entries for the request's window first (without
+    it such a scope is a ``ConfigError``).
     """
 
     def __init__(
@@ -162,6 +172,7 @@ class DigestService:
         sync: Sync | None = None,
         fallback: Builder | None = None,
         writer_names: Mapping[str, str] | None = None,
+        owners: Owners | None = None,
         live_ttl: timedelta = timedelta(minutes=5),
         closed_ttl: timedelta = timedelta(days=7),
         wait_timeout: timedelta = timedelta(minutes=2),
@@ -170,6 +181,7 @@ class DigestService:
         memo_bytes: int = DEFAULT_MEMO_BYTES,
     ) -> None:
         self._builder = builder
+        self._owners = owners
         self._fallback = fallback
         self._writer_names = dict(writer_names or {})
         self._memo = _Memo(memo_bytes, clock)
@@ -196,12 +208,23 @@ class DigestService:
 
     async def get_digest(self, request: DigestRequest) -> Digest:
         """The digest ``request`` describes, from the cache or built once for every caller."""
+        request = await self._resolved(request)
         try:
             return await self._cached(request)
         except StateUnavailable:
             if self._fallback is None:
                 raise
             return await self._build_locally(request, self._fallback)
+
+    async def _resolved(self, request: DigestRequest) -> DigestRequest:
+        """``request`` over its scope's ``owner/*`` entries' active repositories."""
+        scope = request.scope
+        if scope is None or not scope.owners:
+            return request
+        if self._owners is None:
+            raise ConfigError(f"{', '.join(scope.owners)}/*: an owner's repositories need GitHub")
+        scope = await self._owners.resolve(scope, request.window)
+        return replace(request, repo=scope.repos[0], scope=scope)
 
     async def _build_locally(self, request: DigestRequest, builder: Builder) -> Digest:
         """One build per request at a time in this process, without shared state."""

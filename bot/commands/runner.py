@@ -13,10 +13,10 @@ from bot.commands.subjects import one_repo_questions
 from config.settings import AppConfig
 from digest.builder import DigestRequest
 from digest.errors import ConfigError, RepoRefused
-from digest.github.allow_list import AllowList
+from digest.github.allow_list import AllowList, valid_pattern
 from digest.github.names import valid_repo
 from digest.models import Answer, Digest, Lang, Topic, Window
-from digest.scope import Scope
+from digest.scope import Scope, is_owner_entry
 from digest.windows import parse_window
 
 if TYPE_CHECKING:
@@ -171,8 +171,9 @@ class ReportCore:
         )
 
     def scope_of(self, repos: tuple[str, ...], name: str | None) -> Scope | None:
-        """The scope ``name`` (configured) or ``repos`` (several) stand for; None for one
-        repository. An unknown name, a bad or refused repository is a ``UsageError``."""
+        """The scope ``name`` (configured) or ``repos`` (several, or an ``owner/*``) stand
+        for; None for one repository. An unknown name, a bad or refused repository is a
+        ``UsageError``."""
         if name is not None and repos:
             raise UsageError("name a scope or repositories, not both")
         if name is not None:
@@ -180,11 +181,11 @@ class ReportCore:
                 return self.config.scope(name)
             except ConfigError as exc:
                 raise UsageError(str(exc)) from exc
-        if len(repos) < 2:
+        if len(repos) < 2 and not any(is_owner_entry(r) for r in repos):
             return None
         for each in repos:
-            if not valid_repo(each):
-                raise UsageError(f"{each!r} is not a repository (use owner/name)")
+            if not (valid_repo(each) or (is_owner_entry(each) and valid_pattern(each))):
+                raise UsageError(f"{each!r} is not a repository (use owner/name or owner/*)")
         try:
             return Scope(tuple(repos))
         except ValueError as exc:

@@ -38,6 +38,7 @@ from digest.github.retry import RetryPolicy
 from digest.mirror.access import GuardedSync, RepoAccess
 from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
+from digest.mirror.owners import OwnerRepos
 from digest.mirror.profiles import Profiles
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
@@ -194,6 +195,7 @@ async def build_runtime(
             fallback=fallback,
             writer_names={key: writer.name for key, writer in writers.items()},
             memo_bytes=settings.digest_cache_bytes,
+            owners=OwnerRepos(github, clock),
         )
         core = ReportCore(
             config=config,

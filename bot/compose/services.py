@@ -246,10 +246,11 @@ def cut_short_note(thread: OpenThread, parts: int) -> str:
 
 def _subject_repos(subscription: Subscription, config: AppConfig) -> tuple[str, ...]:
     """Every repository ``subscription`` reports on: its configured scope's (its first one if
-    the scope is no longer configured), its list's, or its one."""
+    the scope is no longer configured), its list's, or its one. An ``owner/*`` entry names
+    no repository ahead of its window: its repositories sync when a digest asks for them."""
     if subscription.scope:
         try:
-            return config.scope(subscription.scope).repos
+            return tuple(r for r in config.scope(subscription.scope).repos if "/*" not in r)
         except ConfigError:
             return (subscription.repo,)
     return subscription.repos or (subscription.repo,)

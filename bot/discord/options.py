@@ -135,7 +135,7 @@ def repo_choices(current: str, config: AppConfig) -> list[str]:
     ``scope:NAME`` of each configured
     scope, matching ``current``; after a comma, the list so far with each configured
     repository not in it yet (``a/b,c/d``), within Discord's 100 characters."""
-    scoped = sorted({r for s in config.scopes.values() for r in s.repos})
+    scoped = sorted({r for s in config.scopes.values() for r in s.repos if "/*" not in r})
     repos = list(dict.fromkeys([config.default_repo, *sorted(config.repos), *scoped]))
     if "," not in current:
         return _matching([*repos, *(f"{SCOPE_MARK}{n}" for n in sorted(config.scopes))], current)

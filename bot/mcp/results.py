@@ -79,6 +79,7 @@ class LinkedItem(_Result):
     title: str
     state: str = Field(description="open, closed or merged, as the mirror knows it now")
     url: str
+    repo: str = Field(default="", description="its repository, in an answer over a scope")
 
 
 class AnswerResult(_Result):
@@ -86,6 +87,10 @@ class AnswerResult(_Result):
 
     question: str
     repo: str
+    repos: list[str] = Field(
+        default_factory=list, description="the scope's repositories, in an answer over a scope"
+    )
+    scope: str = Field(default="", description="the configured scope's name, if one")
     lang: str
     topic: str | None = Field(description="the focus topic the question was read as, if any")
     window: WindowInfo = Field(description="the window the answer searched")

@@ -139,7 +139,8 @@ def build_server(tools: ReportTools, *, version: str = "", verbose: bool = False
         description=(
             "A short answer to a question about a repository's recent activity "
             '("what\'s new in ROCm?", "open issues about Qwen3.5 this week"), where every '
-            "claim links to its issue or PR; the items it links come with their state."
+            "claim links to its issue or PR; the items it links come with their state. Over a "
+            "scope, a question naming a configured topic is that topic's report across it."
         ),
         annotations=read_only,
     )

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from bot.commands import messages
 from bot.commands.grammar import (
     AskCommand,
+    DigestCommand,
     Options,
     UsageError,
     command_options,
@@ -25,6 +26,7 @@ from bot.commands.grammar import (
     repo_names,
 )
 from bot.commands.runner import ReportCore
+from bot.commands.subjects import across, subject_words
 from bot.mcp.items import (
     Filters,
     Kind,
@@ -54,10 +56,10 @@ from digest.errors import NotFound
 from digest.github.client import GitHubClient
 from digest.github.parse import item_from_api
 from digest.mirror.store import Store, Sync
-from digest.models import Digest, Item, Lang, Pointer, Window
+from digest.models import Digest, Item, ItemRef, Lang, Pointer, Window, iter_spans
 from digest.render.answer import render_answer_markdown
 from digest.render.json import to_json
-from digest.render.markdown import render_markdown
+from digest.render.markdown import render_markdown, render_section
 from digest.windows import spec_of, title_date
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
@@ -123,6 +125,16 @@ def digest_result(digest: Digest, ids: Sequence[str]) -> DigestResult:
         notes=list(digest.notes),
         writers=list(digest.writers),
         markdown=render_markdown(shown),
+    )
+
+
+def _scope_questions(config: AppConfig, options: Options) -> str:
+    """What to ask over a scope: a question naming a configured topic (its report)."""
+    topics = ", ".join(sorted(config.topics)) or "none"
+    return (
+        f"a question over {subject_words(options)} names a topic (configured: {topics}), e.g. "
+        "\"what's new in ROCm?\", and gets that topic's report over it; any other question "
+        "covers one repository: give repo instead of scope"
     )
 
 
@@ -232,8 +244,10 @@ class ReportTools:
         progress: Progress | None = None,
         client: str = LOCAL,
     ) -> AnswerResult:
-        """The linked answer to ``question`` and the items it links (of one repository: a
-        ``scope`` is refused with what to ask instead)."""
+        """The linked answer to ``question`` and the items it links. Over a ``scope`` (or a
+        question saying ``across NAME`` of a configured scope) a question naming a configured
+        topic is that topic's report over the scope, as in chat; any other is refused with
+        what to ask instead."""
         command = parse(f"ask {question}")
         if not isinstance(command, AskCommand):
             raise UsageError("ask what? e.g. `ask what's new in ROCm?`")
@@ -241,7 +255,12 @@ class ReportTools:
         if scope is not None:
             subject = _subject(repo, scope)
             opts = Options(opts.repo, opts.lang, repos=subject["repos"], scope=subject["scope"])
-            await self._core.ask(AskCommand(command.question, opts))  # refused: one repository
+        if repo is None:
+            over = across(self._config, AskCommand(command.question, opts))
+            if isinstance(over, DigestCommand):
+                return await self._topic_answer(question, over, lang, progress, client)
+            if over.options.repos or over.options.scope:
+                raise UsageError(_scope_questions(self._config, over.options))
         command = AskCommand(command.question, Options(repo or opts.repo, lang or opts.lang))
         name = command.options.repo or self._config.default_repo
         cold = (await self._store.get_sync_state(name)).covered_since is None
@@ -267,6 +286,59 @@ class ReportTools:
             items=items,
             notes=list(answer.notes),
             markdown=render_answer_markdown(answer, tool_line),
+        )
+
+    async def _topic_answer(
+        self,
+        question: str,
+        command: DigestCommand,
+        lang: Lang | None,
+        progress: Progress | None,
+        client: str,
+    ) -> AnswerResult:
+        """The answer to a question over a scope that names a topic: the topic's section of
+        the scope's report, and the items it links, each with its repository."""
+        options = command.options
+        if lang is not None:
+            options = dataclasses.replace(options, lang=lang)
+        request = self._core.request_for(dataclasses.replace(command, options=options))
+        async with self._admitted("question", client, request.lang):
+            work = self._core.build(request)
+            built = await self._fetching(
+                ", ".join(request.repos), request.window.label, work, progress, cold=False
+            )
+        topic = (command.topics or ("",))[0]  # ``across`` names exactly one
+        section = built.section(f"topic:{topic}")
+        refs = (
+            []
+            if section is None
+            else [s for s in iter_spans(section.blocks) if isinstance(s, ItemRef)]
+        )
+        items: list[LinkedItem] = []
+        for ref in dict.fromkeys(refs):
+            name = ref.repo or built.repo
+            found = await self._store.items_by_number(name, [ref.number])
+            one = (
+                linked(found[0])
+                if found
+                else LinkedItem(
+                    number=ref.number, kind="issue", title=ref.title, state="", url=ref.url
+                )
+            )
+            items.append(one.model_copy(update={"repo": name, "url": ref.url}))
+        shown = dataclasses.replace(built, sections=() if section is None else (section,))
+        return AnswerResult(
+            question=question,
+            repo=built.repo,
+            repos=list(built.repos) if built.several else [],
+            scope=built.scope,
+            lang=built.lang.value,
+            topic=topic,
+            window=window_info(built.window),
+            writer=", ".join(built.writers),
+            items=items,
+            notes=list(built.notes),
+            markdown=render_section(section) + "\n" if section else render_markdown(shown),
         )
 
     async def items(
@@ -300,6 +372,11 @@ class ReportTools:
             query=query.strip() or None if query is not None else None,
         )
         subject = request.subject
+        if subject.owners:
+            raise UsageError(
+                f"items lists the repositories a scope names; {subject.name or 'this scope'} "
+                "has an owner/* entry: ask for its digest instead"
+            )
         rows: list[ItemRow] = []
         async with self._admitted("digest", client, None):
             for name in subject.repos:

@@ -143,6 +143,16 @@ class GitHubClient:
         """``GET /users/{login}``: one profile (``company`` among its fields)."""
         return _json_object(await self._get(f"/users/{login}", what=f"@{login}"))
 
+    def owner_repos(self, owner: str, *, user: bool = False) -> AsyncGenerator[Page, None]:
+        """``GET /orgs/{owner}/repos`` (``/users/{owner}/repos`` when ``user``): the owner's
+        repositories, most recently pushed first, page by page; ``NotFound`` when GitHub has
+        no such organisation (or user)."""
+        params = {"sort": "pushed", "direction": "desc", "per_page": str(PER_PAGE)}
+        if not user:
+            params["type"] = "all"
+        kind = "users" if user else "orgs"
+        return self._pages(f"/{kind}/{owner}/repos", params, etag=None, what=f"{owner}/*")
+
     def issues(
         self, repo: str, since: datetime, *, etag: str | None = None
     ) -> AsyncGenerator[Page, None]:

@@ -23,6 +23,7 @@ from digest.github.allow_list import AllowList
 from digest.github.client import GitHubClient
 from digest.mirror.store import Sync, SyncResult
 from digest.models import Window
+from digest.scope import is_owner_entry
 from digest.state.base import SharedState
 
 log = logging.getLogger(__name__)
@@ -94,8 +95,12 @@ class RepoAccess:
 
     async def admit(self, repo: str) -> None:
         """Refuse ``repo`` when it is off the allow-list, missing, or private and not listed;
-        a repository GitHub shows is no longer lapsed."""
+        a repository GitHub shows is no longer lapsed. A scope's ``owner/*`` entry is only
+        checked against the allow-list: the owner's listing says whether GitHub has it, and
+        each repository it brings in is checked when it syncs."""
         self.check_allowed(repo)
+        if is_owner_entry(repo):
+            return
         facts = await self.facts(repo)
         if not facts.exists:
             raise RepoRefused(repo, "missing")

@@ -711,6 +711,41 @@ async def test_two_repositories_make_one_report_of_both(tmp_path: Path) -> None:
         assert "[vllm-project/vllm#1 Issue 1 of vllm-project/vllm]" in run.out
 
 
+async def test_a_scope_of_an_owner_reports_on_its_active_repositories(tmp_path: Path) -> None:
+    """`owner/*` in a configured scope (or `--repo 'owner/*'`) is the owner's repositories
+    pushed to today; an owner
+    GitHub does not have is refused as a missing repository, exit 3."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    async with FakeGitHub() as gh:
+        for name, n, pushed in (("a", 1, now), ("b", 2, now), ("old", 3, now - timedelta(days=9))):
+            repo = f"acme/{name}"
+            rows = [
+                issue_row(repo, k, created=pushed - timedelta(minutes=k), title=f"Issue {k}")
+                for k in range(1, n + 1)
+            ]
+            gh.add_repo(repo, issues=rows, comments=[]).pushed_at = pushed
+        config = tmp_path / "scopes.yaml"
+        config.write_text("scopes:\n  amd:\n    repos: ['acme/*']\n  none: {repos: ['nobody/*']}\n")
+        env = {"GITHUB_API_URL": gh.url}
+        base = ("today", "--config", str(config), "--scope")
+        run = await _cli(*base, "amd", "--format", "json", env=env, tmp=tmp_path)
+        assert run.code == 0, run.err
+        digest = json.loads(run.out)
+        assert sorted(digest["repos"]) == ["acme/a", "acme/b"]
+        assert digest["repo_counts"]["acme/b"]["new_issues"] == 2
+        assert digest["counts"]["new_issues"] == 3
+        assert not [r for r in gh.requests if r.path.startswith("/repos/acme/old/")]
+        adhoc = await _cli("today", "--repo", "acme/*", "--format", "json", env=env, tmp=tmp_path)
+        assert adhoc.code == 0, adhoc.err
+        assert json.loads(adhoc.out)["repo_counts"] == digest["repo_counts"]
+        run = await _cli(*base, "none", env=env, tmp=tmp_path)
+    assert run.code == 3, run.err
+    assert run.err == (
+        "vllm-report: I couldn't find nobody/* on GitHub: check the owner/name spelling "
+        "(and that it is public).\n"
+    )
+
+
 async def test_an_unknown_scope_is_a_usage_error(tmp_path: Path) -> None:
     """`--scope` naming no configured scope exits 2, names the configured ones, asks nothing."""
     env = {"GITHUB_API_URL": refused_url()}

@@ -70,15 +70,13 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path, text: str) -> None:
             "subscriptions.0.lang: Input should be 'zh' or 'en'",
         ),
         ("scopes:\n  s: {repos: []}\n", "scopes.s.repos: List should have at least 1 item"),
-        ("scopes:\n  s: {repos: [vllm]}\n", "scopes.s.repos: 'vllm' is not an owner/name"),
+        ("scopes:\n  s: {repos: [vllm]}\n", "scopes.s.repos: 'vllm' is neither owner/name"),
         (
             "scopes:\n  s: {repos: [a/b, A/B]}\n",
             "scopes.s.repos: a repository is listed twice",
         ),
-        (
-            "scopes:\n  s: {repos: ['amd/*']}\n",
-            "scopes.s.repos: 'amd/*': an owner's every repository is not supported yet",
-        ),
+        ("scopes:\n  s: {repos: ['amd/x/*']}\n", "'amd/x/*' is neither owner/name nor owner/*"),
+        ("scopes:\n  s: {repos: ['amd/*'], owner_cap: 0}\n", "scopes.s.owner_cap: Input should"),
         (
             "scopes:\n  s: {repos: [a/b], topics: [tpu]}\n",
             "scope 's' names unknown topic 'tpu' (configured topics: rocm)",

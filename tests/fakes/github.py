@@ -113,6 +113,7 @@ class FakeRepo:
     private: bool = False  # GET /repos/{o}/{r} says so ("private", "visibility")
     version: int = 0  # bumped by every put; listings are cached per version
     id: int | None = None  # set by a rename, which keeps it (see ``_repo_id``)
+    pushed_at: datetime | None = None  # None: its latest issue update stands for it
 
     def put_issue(self, row: Row) -> None:
         """Add or replace an issue or PR row (times normalised to GitHub's format)."""
@@ -199,6 +200,8 @@ class FakeGitHub:
         self.url = ""
         self.renamed: dict[str, str] = {}  # old lower-case name -> new name
         self.users: dict[str, Row] = {}  # lower-case login -> profile (``GET /users/{login}``)
+        # owners that are users, not organisations: ``/orgs/{owner}/repos`` answers 404
+        self.user_owners: set[str] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -338,6 +341,8 @@ class FakeGitHub:
         if request.path == "/search/issues":
             return self._search(request)
         parts = request.path.split("/")
+        if len(parts) == 4 and parts[1] in ("orgs", "users") and parts[3] == "repos":
+            return self._owner_repos(request, parts[2], user=parts[1] == "users")
         if len(parts) == 3 and parts[1] == "users":
             profile = self.users.get(parts[2].lower())
             return (200, profile, {}) if profile else (404, {"message": "Not Found"}, {})
@@ -440,6 +445,19 @@ class FakeGitHub:
         rows = self._listing(
             request, repo, lambda q: _comments(q, repo, repo.review_comments.values())
         )
+        return self._paged(request, rows)
+
+    def _owner_repos(
+        self, request: web.Request, owner: str, *, user: bool
+    ) -> tuple[int, Any, dict[str, str]]:
+        """An owner's repositories (GitHub's shape), most recently pushed first: 404 for an
+        owner with none, or an organisation asked for as a user and the other way round."""
+        found = [r for r in self.repos.values() if r.name.split("/")[0].lower() == owner.lower()]
+        if not found or (owner.lower() in self.user_owners) != user:
+            return 404, {"message": "Not Found"}, {}
+        rows = sorted((_repo_json(r) for r in found), key=lambda r: r["pushed_at"] or "")
+        if request.query.get("direction", "desc") == "desc":
+            rows.reverse()
         return self._paged(request, rows)
 
     def _paged(
@@ -702,17 +720,22 @@ def _repo_id(repo: FakeRepo) -> int:
 
 def _repo_json(repo: FakeRepo) -> Row:
     owner, name = repo.name.split("/", 1)
+    latest = max((r["updated_at"] for r in repo.issues.values()), default=None)
     return {
         "id": _repo_id(repo),
         "name": name,
         "full_name": repo.name,
         "owner": {"login": owner, "type": "Organization"},
+        "fork": False,
+        "archived": False,
         "private": repo.private,
         "visibility": "private" if repo.private else "public",
         "html_url": f"https://github.com/{repo.name}",
         "has_issues": True,
         # its first issue's creation stands for the repository's
         "created_at": min((r["created_at"] for r in repo.issues.values()), default=None),
+        "pushed_at": github_time(repo.pushed_at) if repo.pushed_at else latest,
+        "updated_at": latest,
     }
 
 

@@ -21,6 +21,7 @@ from digest.backends.sqlite.state import SQLiteState
 from digest.builder import DigestBuilder, DigestRequest
 from digest.github.client import GitHubClient
 from digest.mirror.gate import SyncGate
+from digest.mirror.owners import OwnerRepos
 from digest.mirror.sync import Syncer
 from digest.models import Counts, Digest, Item, ItemKind, ItemState, Lang, Window
 from digest.scope import Filters, Scope
@@ -157,7 +158,8 @@ def request(
 
 @dataclass
 class ScopeRig:
-    """The fake GitHub serving both repositories, and a digest service over a fresh mirror."""
+    """The fake GitHub serving both repositories, and a digest service over a fresh mirror
+    (which resolves ``owner/*`` entries through the same client)."""
 
     fake: FakeGitHub
     service: DigestService
@@ -190,7 +192,10 @@ async def scope_rig(token: str | None = "t0ken") -> AsyncIterator[ScopeRig]:
                 builder = DigestBuilder(
                     store=store, sync=gate, writers={"template": TemplateWriter()}, clock=clock
                 )
-                service = DigestService(builder, state, clock, store=store, sync=gate)
+                owners = OwnerRepos(client, clock)
+                service = DigestService(
+                    builder, state, clock, store=store, sync=gate, owners=owners
+                )
                 yield ScopeRig(fake, service, clock, store)
             finally:
                 await state.close()

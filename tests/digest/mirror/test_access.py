@@ -64,6 +64,19 @@ async def test_a_repository_off_the_list_is_refused_without_a_request() -> None:
         assert gh.requests == []
 
 
+async def test_an_owner_entry_is_checked_against_the_list_only() -> None:
+    """A scope's ``owner/*`` is admitted without a request (its listing tells whether GitHub
+    has the owner), and refused at once when the allow-list leaves the owner out."""
+    clock = Clock(START)
+    allow = AllowList.of(["acme/*"])
+    async with FakeGitHub(clock=clock) as gh, github_access(gh, clock, allow=allow) as rig:
+        await rig.access.admit("acme/*")
+        with pytest.raises(RepoRefused) as refused:
+            await rig.access.admit("other/*")
+        assert refused.value.reason == "not_allowed"
+        assert gh.requests == []
+
+
 async def test_three_misses_in_a_row_lapse_and_an_answer_recovers() -> None:
     """Three NotFound syncs in a row lapse a repository; one that GitHub shows again (any
     admission) is followed again, and a success between misses starts the count anew."""

@@ -37,6 +37,7 @@ def site_publisher(
     it); otherwise it is written beside the mirror and served at ``/reports/``.
     """
     from bot.site.build import SiteOptions
+    from bot.site.command import archived_scopes
     from bot.site.publish import SitePublisher
 
     if settings.site_dir:
@@ -47,6 +48,6 @@ def site_publisher(
         out = served = home / "site"
     repos = tuple(dict.fromkeys((*config.repos, config.default_repo)))
     options = SiteOptions(
-        out=out, repos=repos, scopes=tuple(config.scopes), site_url=settings.site_url
+        out=out, repos=repos, scopes=archived_scopes(config), site_url=settings.site_url
     )
     return SitePublisher(builder, options), served

@@ -13,6 +13,7 @@ from config.settings import AppConfig, Settings
 from digest.errors import ConfigError, RepoRefused
 from digest.github.names import valid_repo
 from digest.models import Lang
+from digest.scope import is_owner_entry
 
 MAX_DAYS = 366
 
@@ -60,6 +61,16 @@ def _langs(text: str) -> tuple[Lang, ...]:
     return langs
 
 
+def archived_scopes(config: AppConfig) -> tuple[str, ...]:
+    """The configured scopes the site builds: those that list their repositories. A scope of an
+    owner's repositories (``owner/*``) is a different set on each day, so it has no archive."""
+    return tuple(
+        name
+        for name, scope in config.scopes.items()
+        if not any(is_owner_entry(repo) for repo in scope.repos)
+    )
+
+
 def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig) -> SiteOptions:
     """The build's options from the command line, the settings and the configuration."""
     named = bool(args.repo or args.scope)
@@ -69,11 +80,19 @@ def site_options(args: argparse.Namespace, settings: Settings, config: AppConfig
     try:
         scopes = tuple(
             dict.fromkeys(
-                config.scope(n).name for n in ((args.scope or ()) if named else config.scopes)
+                config.scope(n).name
+                for n in ((args.scope or ()) if named else archived_scopes(config))
             )
         )
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    for name in scopes:
+        owners = [r for r in config.scope(name).repos if is_owner_entry(r)]
+        if owners:
+            raise UsageError(
+                f"the site has no archive of scope {name!r}: it names an owner's repositories"
+                f" ({', '.join(owners)}), a different set each day; list its repositories"
+            )
     allow = allow_list(settings, config)
     for repo in (*repos, *(r for n in scopes for r in config.scope(n).repos)):
         if not valid_repo(repo):

@@ -155,3 +155,32 @@ async def test_site_build_of_a_repository_off_the_allow_list_is_refused(tmp_path
     assert code == 2
     assert "other/repo is not on this bot's list of allowed repositories" in err
     assert "vllm-project/*" in err and "Traceback" not in err
+
+
+async def test_a_scope_of_an_owners_repositories_has_no_archive(tmp_path: Path) -> None:
+    """Beside a scope of listed repositories, one of ``owner/*`` (a different set each day) is
+    left out of a plain `site build`, and naming it is refused with why, exit 2."""
+    config = tmp_path / "scopes.yaml"
+    config.write_text(
+        "scopes:\n"
+        "  serving: {repos: [vllm-project/vllm, sgl-project/sglang]}\n"
+        "  amd: {repos: ['ROCm/*']}\n",
+        "utf-8",
+    )
+    async with FakeGitHub() as github:
+        for repo, (issues, comments) in scope_rows().items():
+            github.add_repo(repo, issues=issues, comments=comments)
+        env = {"GITHUB_API_URL": github.url}
+        out = tmp_path / "public"
+        common = ("--days", "1", "--lang", "en", "--no-search", "--config", str(config))
+        code, _, err = await _cli(
+            "site", "build", *common, "--out", str(out), env=env, tmp=tmp_path
+        )
+        assert code == 0, err
+        assert (out / "scopes" / "serving").is_dir() and not (out / "scopes" / "amd").exists()
+        assert not [r for r in github.requests if "ROCm" in r.path]
+        code, _, err = await _cli(
+            "site", "build", "--scope", "amd", *common, "--out", str(out), env=env, tmp=tmp_path
+        )
+    assert code == 2
+    assert "no archive of scope 'amd'" in err and "ROCm/*" in err and "Traceback" not in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -332,6 +333,22 @@ def iter_spans(blocks: tuple[Block, ...]) -> list[Inline]:
             for entry in block.items:
                 out.extend(entry)
     return out
+
+
+def map_spans(
+    blocks: Iterable[Block], change: Callable[[tuple[Inline, ...]], tuple[Inline, ...]]
+) -> tuple[Block, ...]:
+    """``blocks`` with ``change`` applied to each paragraph's and each list entry's spans, in
+    reading order (headings as they are)."""
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            out.append(Paragraph(change(block.spans)))
+        elif isinstance(block, BulletList):
+            out.append(BulletList(tuple(change(entry) for entry in block.items)))
+        else:
+            out.append(block)
+    return tuple(out)
 
 
 def cited_numbers(blocks: tuple[Block, ...]) -> tuple[int, ...]:

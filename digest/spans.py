@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -10,16 +11,15 @@ from digest.analysis.text import shorten, strip_tags
 from digest.i18n import PLACEHOLDER, phrase, spaced
 from digest.models import (
     Block,
-    BulletList,
     Inline,
     Item,
     ItemRef,
     Lang,
     Link,
-    Paragraph,
     Pointer,
     Text,
     UserRef,
+    map_spans,
 )
 
 Part = str | int | Inline | Sequence[Inline]
@@ -59,27 +59,19 @@ REPEAT_TITLE = 30  # characters of an item's title once the section has named it
 def repeats_shortened(blocks: Sequence[Block], limit: int = REPEAT_TITLE) -> tuple[Block, ...]:
     """``blocks`` with each item's link text shortened after its first mention: the title
     without its tags, cut to ``limit`` characters (the reader has read it once)."""
-    seen: set[int] = set()
+    seen: set[str] = set()  # by URL: two repositories of a scope may share a number
 
-    def short(spans: Sequence[Inline]) -> tuple[Inline, ...]:
+    def short(spans: tuple[Inline, ...]) -> tuple[Inline, ...]:
         out: list[Inline] = []
         for span in spans:
             if isinstance(span, ItemRef) and span.title:
-                if span.number in seen:
-                    span = ItemRef(span.number, span.url, shorten(strip_tags(span.title), limit))
-                seen.add(span.number)
+                if span.url in seen:
+                    span = replace(span, title=shorten(strip_tags(span.title), limit))
+                seen.add(span.url)
             out.append(span)
         return tuple(out)
 
-    out: list[Block] = []
-    for block in blocks:
-        if isinstance(block, Paragraph):
-            out.append(Paragraph(short(block.spans)))
-        elif isinstance(block, BulletList):
-            out.append(BulletList(tuple(short(entry) for entry in block.items)))
-        else:
-            out.append(block)
-    return tuple(out)
+    return map_spans(blocks, short)
 
 
 def tidy(spans: Sequence[Inline]) -> Spans:

@@ -15,18 +15,16 @@ from digest.analysis.followups import as_of
 from digest.analysis.types import WindowData
 from digest.i18n import t
 from digest.models import (
-    Block,
-    BulletList,
     Inline,
     Item,
     ItemKey,
     ItemRef,
     Lang,
     Later,
-    Paragraph,
     Section,
     Text,
     Window,
+    map_spans,
 )
 from digest.windows import zone
 
@@ -113,12 +111,4 @@ def _noted(section: Section, notes: Mapping[tuple[str, int], str]) -> Section:
                 out.append(Text(notes[key]))
         return tuple(out)
 
-    blocks: list[Block] = []
-    for block in section.blocks:
-        if isinstance(block, Paragraph):
-            blocks.append(Paragraph(spans(block.spans)))
-        elif isinstance(block, BulletList):
-            blocks.append(BulletList(tuple(spans(entry) for entry in block.items)))
-        else:
-            blocks.append(block)
-    return replace(section, blocks=tuple(blocks))
+    return replace(section, blocks=map_spans(section.blocks, spans))

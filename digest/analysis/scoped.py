@@ -10,15 +10,13 @@ from digest.analysis.analyze import active_items
 from digest.analysis.counts import count_lists, lists
 from digest.analysis.types import Lists, WindowData
 from digest.models import (
-    Block,
-    BulletList,
     Counts,
     Inline,
     Item,
     ItemKey,
     ItemRef,
-    Paragraph,
     Section,
+    map_spans,
 )
 from digest.scope import Filters
 
@@ -110,14 +108,7 @@ def qualified(sections: Iterable[Section], items: Iterable[Item]) -> tuple[Secti
             for s in given
         )
 
-    def block(given: Block) -> Block:
-        if isinstance(given, Paragraph):
-            return Paragraph(spans(given.spans))
-        if isinstance(given, BulletList):
-            return BulletList(tuple(spans(entry) for entry in given.items))
-        return given
-
-    return tuple(replace(s, blocks=tuple(block(b) for b in s.blocks)) for s in sections)
+    return tuple(replace(s, blocks=map_spans(s.blocks, spans)) for s in sections)
 
 
 def all_items(data: WindowData) -> list[Item]:

@@ -59,3 +59,18 @@ def test_a_title_is_shortened_after_its_first_mention() -> None:
     assert first.spans[4] == ItemRef(1, long.url, "Use AITER fused…")
     assert rest.items == ((ItemRef(2, other.url, "Fix a typo"),), (first.spans[4],))
     assert heading == Subheading("x")
+
+
+def test_a_number_two_repositories_share_is_two_first_mentions() -> None:
+    """In a scope of several repositories, #1 of one is not a repeat of #1 of the other; a
+    shortened repeat keeps the repository it names."""
+    from digest.models import ItemRef, Paragraph
+    from digest.spans import repeats_shortened
+
+    title, repo = "[ROCm] AITER MoE", "vllm-project/vllm"
+    vllm = ItemRef(1, f"https://github.com/{repo}/pull/1", title, repo)
+    sglang = ItemRef(1, "https://github.com/sgl-project/sglang/pull/1", title)
+    (shown,) = repeats_shortened((Paragraph((vllm, sglang, vllm)),), limit=20)
+    assert isinstance(shown, Paragraph)
+    assert shown.spans[:2] == (vllm, sglang)
+    assert shown.spans[2] == ItemRef(1, vllm.url, "AITER MoE", repo)

@@ -81,7 +81,8 @@ async def _measure(label: str, builder: SiteBuilder, options: SiteOptions) -> fl
     print(
         f"{label:<18} {report.seconds:6.2f} s wall ({used:5.2f} s CPU): "
         f"{report.digest_seconds:5.2f} s digests, {render:5.2f} s rendering, "
-        f"{report.search_seconds:4.2f} s search index; {report.pages} pages "
+        f"{report.search_seconds:4.2f} s search index "
+        f"({report.search_indexed} of {report.search_parts} parts indexed); {report.pages} pages "
         f"({report.rendered} rendered, {report.reused} unchanged, {report.pending} pending)"
     )
     return report.seconds

@@ -44,7 +44,7 @@ from bot.site.freshness import (
 )
 from bot.site.output import DayRecord, Output
 from bot.site.routes import Route, Routes, href, root_of, scope_base
-from bot.site.search import index_site
+from bot.site.search import bundles, index_site, plan
 from config.settings import AppConfig
 from digest.analysis.scoped import filtered, merged
 from digest.analysis.types import WindowData
@@ -80,7 +80,6 @@ _T = TypeVar("_T")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ASSETS = ("style.css", "search.js")
-SEARCH_FOLDER = "pagefind"
 ROUTES = Routes()  # relative links between pages; feeds link absolutely when the URL is known
 
 
@@ -112,6 +111,8 @@ class SiteReport:
     digest_seconds: float = 0.0  # of which: syncing and building digests
     search_seconds: float = 0.0  # of which: indexing for search
     digests: int = 0  # digests asked of the digest service (a reused day asks for none)
+    search_parts: int = 0  # the search index's parts
+    search_indexed: int = 0  # of which: indexed by this build (the rest carried over)
 
 
 def report_days(
@@ -239,17 +240,18 @@ class SiteBuilder:
         root = ROUTES.root()
         nav = Nav(root=root_of(root), lang=primary)
         output.write(root.file, render_site_index(repos, nav, scopes))
+        merged = bundles(plan(output.pages))  # the search pages are of the main part
         for lang in options.langs:
             search = ROUTES.search(lang)
-            output.write(search.file, render_search(Nav(root=root_of(search), lang=lang)))
+            nav = Nav(root=root_of(search), lang=lang)
+            output.write(search.file, render_search(nav, merged))
         pages += 1 + len(options.langs)
         folder = resources.files("digest.render") / "templates" / "assets"
         for name in ASSETS:
             output.write(ROUTES.asset(name).file, (folder / name).read_bytes())
         indexing = time.perf_counter()
-        searchable = options.search and (
-            output.keep_previous_tree(SEARCH_FOLDER) or await index_site(output.tmp)
-        )
+        parts = plan(output.pages)
+        searchable = options.search and await index_site(output, parts)
         return SiteReport(
             options.out,
             pages,
@@ -259,6 +261,8 @@ class SiteBuilder:
             searchable,
             0.0,
             search_seconds=time.perf_counter() - indexing if options.search else 0.0,
+            search_parts=len(parts) if options.search else 0,
+            search_indexed=len(output.indexed),
         )
 
     async def _days(

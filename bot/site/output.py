@@ -27,14 +27,21 @@ class Output:
         self.tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(parents=True)
-        self.previous, self.previous_days, self.previous_repos = self._read_manifest()
+        (
+            self.previous,
+            self.previous_days,
+            self.previous_repos,
+            self.previous_search,
+        ) = self._read_manifest()
         self.hashes: dict[str, str] = {}
         self.days: dict[str, DayRecord] = {}
         self.repos: dict[str, DayRecord] = {}  # per repository: the mirror the build read
         self.rendered = 0
         self.reused = 0
         self.pages: set[str] = set()  # the HTML pages of the new site
-        self.pages_changed = False  # whether one differs from the previous site's
+        self.changed: set[str] = set()  # those new or unlike the previous site's
+        self.search: dict[str, str] = {}  # each search index part's folder: its mark
+        self.indexed: list[str] = []  # the parts this build indexed (the rest carried over)
 
     def _recover(self) -> None:
         """Finish or undo what an interrupted build left: stray temporaries, a site set aside."""
@@ -50,18 +57,18 @@ class Output:
 
     def _read_manifest(
         self,
-    ) -> tuple[dict[str, str], dict[str, DayRecord], dict[str, DayRecord]]:
+    ) -> tuple[dict[str, str], dict[str, DayRecord], dict[str, DayRecord], dict[str, str]]:
         try:
             data = json.loads((self.out / MANIFEST).read_text("utf-8"))
         except (OSError, ValueError):
-            return {}, {}, {}
+            return {}, {}, {}, {}
         if not isinstance(data, dict) or data.get("version") != _VERSION:
-            return {}, {}, {}
-        pages = data.get("pages")
+            return {}, {}, {}, {}
         return (
-            {str(k): str(v) for k, v in pages.items()} if isinstance(pages, dict) else {},
+            _strings(data.get("pages")),
             _records(data.get("days")),
             _records(data.get("repos")),
+            _strings(data.get("search")),
         )
 
     def record_day(self, key: str, record: DayRecord) -> None:
@@ -91,9 +98,9 @@ class Output:
         target.write_bytes(data)
         if path.endswith(".html"):
             self.pages.add(path)
-            if not self.pages_changed:
-                before = self.out / path
-                self.pages_changed = not before.is_file() or before.read_bytes() != data
+            before = self.out / path
+            if not before.is_file() or before.read_bytes() != data:
+                self.changed.add(path)
         if digest_hash is not None:
             self.hashes[path] = digest_hash
             self.rendered += 1
@@ -105,18 +112,11 @@ class Output:
         """Carry a page of the previous site over unchanged (its day cannot be rebuilt now)."""
         self.unchanged(path, self.previous[path])
 
-    def keep_previous_tree(self, folder: str) -> bool:
-        """Carry ``folder`` of the previous site over when no HTML page changed (it is made
-        from the pages alone, as the search index is); whether it did."""
+    def keep_previous_folder(self, folder: str, pages: frozenset[str]) -> bool:
+        """Carry ``folder`` of the previous site over when it is made from ``pages`` alone and
+        none of them changed (as a part of the search index is); whether it did."""
         source = self.out / folder
-        if self.pages_changed or not source.is_dir():
-            return False
-        before = {
-            str(p.relative_to(self.out))
-            for p in self.out.rglob("*.html")
-            if p.relative_to(self.out).parts[0] != folder
-        }
-        if before != self.pages:
+        if pages & self.changed or not source.is_dir():
             return False
         shutil.copytree(source, self.tmp / folder)
         return True
@@ -128,6 +128,7 @@ class Output:
             "pages": dict(sorted(self.hashes.items())),
             "days": dict(sorted(self.days.items())),
             "repos": dict(sorted(self.repos.items())),
+            "search": dict(sorted(self.search.items())),
         }
         self.write(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}")
@@ -144,3 +145,9 @@ def _records(raw: object) -> dict[str, DayRecord]:
     if not isinstance(raw, dict):
         return {}
     return {str(k): v for k, v in raw.items() if isinstance(v, dict)}
+
+
+def _strings(raw: object) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): str(v) for k, v in raw.items()}

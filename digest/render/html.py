@@ -344,6 +344,11 @@ def render_blocks(blocks: Sequence[Block], lang: Lang = Lang.EN) -> str:
     return "\n".join(str(block(b)).strip() for b in blocks)
 
 
-def render_search(nav: Nav) -> str:
-    """The search page of one language (Pagefind indexes each language separately)."""
-    return _env().get_template("search.html").render(nav=nav, lang=nav.lang, csp=CSP_SEARCH)
+def render_search(nav: Nav, bundles: Sequence[str] = ()) -> str:
+    """The search page of one language (Pagefind indexes each language separately), merging
+    the index's parts in ``bundles`` (folders from the site's root) into the main one's."""
+    return (
+        _env()
+        .get_template("search.html")
+        .render(nav=nav, lang=nav.lang, csp=CSP_SEARCH, bundles=list(bundles))
+    )

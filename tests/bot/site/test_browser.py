@@ -192,7 +192,8 @@ def test_zh_page_is_chinese(browser: Any, base_url: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_search_finds_rocm(browser: Any, base_url: str, lang: str) -> None:
-    """Searching "ROCm" on the static site lists the sample day's report."""
+    """Searching "ROCm" on the static site lists the sample day's report (from its month's
+    part of the index) and the ROCm topic page (from the main part)."""
     _open(browser, f"{base_url}search/{lang}/?q=ROCm")
     links = WebDriverWait(browser, 15).until(
         lambda d: [
@@ -201,6 +202,7 @@ def test_search_finds_rocm(browser: Any, base_url: str, lang: str) -> None:
         ]
     )
     assert f"{base_url}{DAY}/{lang}/" in links
+    assert f"{base_url}vllm-project/vllm/topics/rocm/{lang}/" in links
 
 
 def test_hostile_day_runs_no_script(browser: Any, base_url: str) -> None:

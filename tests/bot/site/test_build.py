@@ -249,27 +249,29 @@ async def test_new_day_after_a_history_older_than_the_mirror_reads_only_the_stre
 async def test_search_index_is_kept_when_no_page_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Pagefind runs again only when a page changed: an unchanged rebuild keeps its index."""
-    import bot.site.build as build
+    """Pagefind runs again only over a part whose pages changed: an unchanged rebuild keeps
+    the whole index; a new day's pages are indexed."""
+    import bot.site.search as search
 
     runs: list[Path] = []
-    real = build.index_site
+    real = search._run
 
-    async def counted(site: Path) -> bool:
-        runs.append(site)
-        return await real(site)
+    async def counted(binary: Path, stage: Path, bundle: Path) -> bool:
+        runs.append(bundle)
+        return await real(binary, stage, bundle)
 
-    monkeypatch.setattr(build, "index_site", counted)
+    monkeypatch.setattr(search, "_run", counted)
     clock = Clock(NOW)
     out, db = tmp_path / "site", tmp_path / "m.db"
     await build_site(out, db, clock=clock)
+    first = len(runs)
     entry = (out / "pagefind" / "pagefind-entry.json").read_bytes()
     again = await build_site(out, db, clock=clock)
-    assert len(runs) == 1 and again.searchable
+    assert len(runs) == first and again.searchable
     assert (out / "pagefind" / "pagefind-entry.json").read_bytes() == entry
     clock.advance(timedelta(days=1))
     await build_site(out, db, clock=clock)
-    assert len(runs) == 2  # a new day's pages are indexed
+    assert any(bundle.name.startswith("vllm-project-vllm-2026-02") for bundle in runs[first:])
 
 
 async def test_repository_feed_carries_the_newest_days_only(

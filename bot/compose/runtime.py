@@ -39,7 +39,7 @@ from digest.mirror.access import GuardedSync, RepoAccess
 from digest.mirror.failover import FailoverStore, FailoverSync
 from digest.mirror.gate import SyncGate
 from digest.mirror.owners import OwnerRepos
-from digest.mirror.profiles import Profiles
+from digest.mirror.profiles import Profiles, ProfileStore
 from digest.mirror.store import Store, Sync
 from digest.mirror.sync import Syncer
 from digest.schedule.ledger import PostLedger
@@ -155,11 +155,12 @@ async def build_runtime(
         if llm_writer is not None:
             writers["llm"] = llm_writer
         slots = BuildSlots(settings.max_builds)  # shared by the builder and its fallback
-        profiles = (
-            Profiles(storage.profiles, github, clock=clock, share=gh.reserve_share)
-            if storage.profiles is not None
-            else None
-        )
+
+        def profiles_in(kept: ProfileStore | None) -> Profiles | None:
+            if kept is None:
+                return None
+            return Profiles(kept, github, clock=clock, share=gh.reserve_share)
+
         builder = DigestBuilder(
             store=store,
             sync=gate,
@@ -167,7 +168,7 @@ async def build_runtime(
             clock=clock,
             web_url=gh.web_url,
             slots=slots,
-            profiles=profiles,
+            profiles=profiles_in(storage.profiles),
         )
         fallback = None
         mirror: Store = store  # what questions read and the background sync refreshes
@@ -183,6 +184,7 @@ async def build_runtime(
                 clock=clock,
                 web_url=gh.web_url,
                 slots=slots,
+                profiles=profiles_in(storage.local_profiles),
             )
             mirror = FailoverStore(store, local_store)
             mirror_sync = FailoverSync(gate, local_gate)

@@ -36,6 +36,7 @@ class Storage:
     ledger: PostLedger
     subscriptions: StateSubscriptions
     local: Store | None = None  # with Redis: the local mirror that answers while it is down
+    local_profiles: ProfileStore | None = None  # and the profiles it keeps meanwhile
     cache: SharedState | None = (
         None  # the digest cache's state when not ``state`` (REDIS_CACHE_URL)
     )
@@ -99,6 +100,7 @@ async def build_storage(
             ledger=RedisLedger(client, prefix=shared.prefix),
             subscriptions=StateSubscriptions(shared),
             local=local,
+            local_profiles=local,
             cache=cache,
             redis_reachable=shared.reachable,
             profiles=mirror,

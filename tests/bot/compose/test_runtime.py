@@ -91,10 +91,13 @@ async def test_redis_outage_through_the_composition_root(
 
 
 async def test_redis_down_at_start_still_answers(github: FakeGitHub, tmp_path: Path) -> None:
-    """A replica whose Redis never answered still starts and answers digests and questions."""
+    """A replica whose Redis never answered still starts and answers digests and questions;
+    its digests name the companies of the people in them as Redis's would (from profiles
+    kept in the local mirror)."""
     url = f"redis://127.0.0.1:{free_port()}/0"
     async with redis_replica(github, tmp_path / "a.db", url) as a:
         assert await _say(a, "today") == "Digest: " + REPO
+        assert any(r.path.startswith("/users/") for r in github.requests)
         assert await _say(a, "ask what's new in ROCm?") == "Answer: " + REPO
         assert await _say(a, "subscriptions") == messages.STATE_UNAVAILABLE
 

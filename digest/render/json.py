@@ -82,7 +82,9 @@ def block_json(block: Block) -> dict[str, Any]:
 
 
 def section_json(section: Section) -> dict[str, Any]:
-    return {
+    """One section; in a digest of several repositories, with ``cited``: its items as
+    ``owner/name#N`` (numbers repeat across repositories)."""
+    out = {
         "id": section.id,
         "title": section.title,
         "writer": section.writer,
@@ -91,6 +93,8 @@ def section_json(section: Section) -> dict[str, Any]:
         "blocks": [block_json(b) for b in section.blocks],
         "cites": list(section.cites),
     }
+    named = [s.label for s in iter_spans(section.blocks) if isinstance(s, ItemRef) and s.repo]
+    return {**out, "cited": list(dict.fromkeys(named))} if named else out
 
 
 def later_json(later: Later) -> dict[str, Any]:

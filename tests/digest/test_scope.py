@@ -163,6 +163,8 @@ async def test_json_names_each_items_repository(rig: ScopeRig) -> None:
         (VLLM, 1),
         (SGLANG, 1),
     }
+    assert {f"{VLLM}#1", f"{SGLANG}#1"} <= set(topic["cited"])  # the same number, twice
+    assert len(topic["cited"]) == len(set(topic["cited"])) >= len(set(topic["cites"]))
     assert decode_digest(encode_digest(digest)) == digest
 
 

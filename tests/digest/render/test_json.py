@@ -53,6 +53,7 @@ def test_sections_carry_text_blocks_and_cites() -> None:
     assert hot["title"] == "💬 高热度讨论分析"
     assert hot["writer"] == "template"
     assert hot["cites"] == [33490]
+    assert "cited" not in hot  # one repository: its numbers say it all
     assert hot["text"] == render_blocks(digest.sections[2].blocks)
     kinds = {
         span["type"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import pytest
 
-from digest.analysis.fates import later_text
+from digest.analysis.fates import fixing, later_text
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
 from digest.codec import decode_digest, encode_digest
@@ -188,11 +189,21 @@ async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
             "closed later, on 2026-03-13",
             "后于 2026-03-13 关闭",
         ),
+        (
+            Later(1, "closed", at(24 * 4 + 2), "completed", by=9),
+            "fixed 3 days later by #9",
+            "3 天后由 #9 修复",
+        ),
+        (
+            Later(1, "closed", at(24 + 5), "completed", by=9),
+            "fixed 5 hours later by #9",
+            "5 小时后由 #9 修复",
+        ),
     ],
 )
 def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:
     """Merges within a day in hours, later ones in days; closes by their day in the window's
-    zone, with the reason GitHub gives."""
+    zone, with the reason GitHub gives; a close by a PR like a merge, naming the PR."""
     assert (later_text(later, WINDOW, Lang.EN), later_text(later, WINDOW, Lang.ZH)) == (en, zh)
 
 
@@ -296,3 +307,17 @@ async def test_in_a_scope_the_fixing_pr_names_its_repository(store: SQLiteStore)
     assert (fate.repo, fate.by) == (SGLANG, 9)
     assert f"(fixed 3 days later by [{SGLANG}#9]({pull}))" in render_markdown(digest)
     assert json.loads(dumps(digest))["later"][-1]["by"] == 9
+
+
+def test_the_fixing_pr_is_the_nearest_merge_to_the_close_within_five_minutes() -> None:
+    """Of the PRs that say they fix an issue, the one merged nearest its close, at most five
+    minutes before or after it, is named; an issue closed as not planned names none."""
+    issue, nine, ten, _other = _fixed_issue()
+    assert issue.closed_at is not None
+    close = Later(8, "closed", issue.closed_at, "completed")
+    after = replace(ten, number=12, merged_at=issue.closed_at + timedelta(minutes=4))
+    late = replace(ten, number=13, merged_at=issue.closed_at + timedelta(minutes=6))
+    assert fixing(close, [nine, ten, after, late], issue.repo).by == 9
+    assert fixing(close, [ten, after, late], issue.repo).by == 12
+    assert fixing(close, [ten, late], issue.repo).by is None
+    assert fixing(replace(close, reason="not_planned"), [nine], issue.repo).by is None

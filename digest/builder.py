@@ -7,7 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from digest.analysis.types import HISTORY_WINDOWS, Analysis, WindowData
 from digest.errors import ConfigError, DigestError
@@ -79,13 +79,14 @@ async def load_window(
     When the mirror is complete from ``covered_from`` on, the data also carries the previous
     window (for follow-ups) and, when it reaches back that far, the items of the 7 windows
     before (for rising themes). Every item is as it stood at the window's end, its later
-    merge or close in ``later`` (:func:`digest.analysis.fates.at_end`).
+    merge or close in ``later`` (:func:`digest.analysis.fates.at_end`), an issue's close
+    naming the merged PR that closed it (:func:`_fixed_later`).
     """
     from digest.analysis.fates import at_end  # not needed for a digest from the cache
 
     data = await _load(store, repo, window, repo_url, synced_at)
     if covered_from is None:
-        return at_end(data)
+        return await _fixed_later(store, at_end(data))
     length = window.end - window.start
     previous: WindowData | None = None
     if covered_from <= window.start - length:
@@ -103,7 +104,25 @@ async def load_window(
             ):
                 found.update((item.number, item) for item in batch)
             history.append(tuple(found[n] for n in sorted(found)))
-    return at_end(replace(data, previous=previous, history=tuple(history)))
+    return await _fixed_later(
+        store, at_end(replace(data, previous=previous, history=tuple(history)))
+    )
+
+
+async def _fixed_later(store: Store, data: WindowData) -> WindowData:
+    """``data`` with each issue closed after the window naming the PR that closed it: the PRs
+    merged around each close are looked up in the mirror (they are rarely the window's own),
+    :func:`digest.analysis.fates.fixed_later` picks the one that says it fixes the issue."""
+    from digest.analysis.fates import FIX_GAP, fixed_later
+
+    prs: dict[int, Item] = {}
+    for fate in data.later:
+        if not fate.is_pr and fate.event == "closed":
+            near = await store.items_merged(
+                data.repo, fate.at - FIX_GAP, fate.at + FIX_GAP + timedelta(microseconds=1)
+            )
+            prs.update((pr.number, pr) for pr in near)
+    return fixed_later(data, prs.values()) if prs else data
 
 
 async def _load(

@@ -44,7 +44,7 @@ from digest.models import (
     Window,
 )
 
-CODEC_VERSION = 4
+CODEC_VERSION = 5
 
 
 class CodecError(ValueError):
@@ -71,6 +71,8 @@ def _span(span: Inline) -> Any:
 
 def _later(later: Later) -> list[Any]:
     out = [later.number, later.event, to_micros(later.at), later.reason, later.is_pr]
+    if later.by is not None:
+        return [*out, later.repo, later.by]
     return [*out, later.repo] if later.repo else out
 
 
@@ -281,8 +283,8 @@ def decode_digest(text: str | bytes) -> Digest:
             notes=tuple(data["notes"]),
             lists=tuple((key, tuple(_read_item(i) for i in items)) for key, items in data["lists"]),
             later=tuple(
-                Later(number, event, from_micros(at), reason, is_pr, *repo)
-                for number, event, at, reason, is_pr, *repo in data.get("later", ())
+                Later(number, event, from_micros(at), reason, is_pr, *rest)
+                for number, event, at, reason, is_pr, *rest in data.get("later", ())
             ),
             schema_version=data["schema_version"],
             behind=bool(data.get("behind", False)),

@@ -359,7 +359,8 @@ def cited_numbers(blocks: tuple[Block, ...]) -> tuple[int, ...]:
 @dataclass(frozen=True, slots=True)
 class Later:
     """What became of an item after its digest's window closed: ``merged`` or ``closed`` (for
-    a closed issue, its ``reason``: ``completed``, ``not_planned``, ``duplicate``) at ``at``."""
+    a closed issue, its ``reason``: ``completed``, ``not_planned``, ``duplicate``) at ``at``;
+    for an issue closed by a merged PR of its repository, ``by`` that PR's number."""
 
     number: int
     event: str  # "merged" | "closed"
@@ -367,6 +368,7 @@ class Later:
     reason: str | None = None
     is_pr: bool = False
     repo: str = ""  # set in a scope of several repositories, as on its ``ItemRef``
+    by: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,7 @@ def later_json(later: Later) -> dict[str, Any]:
         "event": later.event,
         "at": iso(later.at),
         "reason": later.reason,
+        **({} if later.by is None else {"by": later.by}),
     }
     return {**out, "repo": later.repo} if later.repo else out
 

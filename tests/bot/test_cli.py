@@ -766,3 +766,57 @@ def test_a_question_takes_one_repository(capsys: pytest.CaptureFixture[str]) -> 
         "vllm-report ask: error: a question covers one repository: "
         "--repo vllm-project/vllm and --repo sgl-project/sglang\n"
     )
+
+
+async def test_an_old_day_built_months_later_names_the_pr_that_fixed_its_issue_later(
+    tmp_path: Path,
+) -> None:
+    """`vllm-report 2026-03-10`, asked months later: an issue of that day closed three days on
+    by a merged PR shows open, its note naming the PR as a link ("fixed 3 days later by #9" /
+    "3 天后由 #9 修复"), the JSON's ``later`` entry giving ``by``; a PR that says it fixes the
+    issue but was merged hours before the close is not the one named."""
+    start = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)  # the day 2026-03-10 starts
+    closed = start + timedelta(days=4, hours=2)
+    issue = issue_row(
+        REPO, 8, created=start + timedelta(hours=4), closed=closed, title="[Bug] MI300X hangs"
+    )
+    fix = issue_row(
+        REPO,
+        9,
+        created=start + timedelta(days=2),
+        merged=closed - timedelta(seconds=30),
+        title="[ROCm] Fix the MI300X hang",
+        body="Fixes #8.\n\nThe kernel waited on a stale stream.",
+    )
+    early = issue_row(
+        REPO,
+        10,
+        created=start + timedelta(days=2),
+        merged=closed - timedelta(hours=2),
+        title="[ROCm] Work around the MI300X hang",
+        body="Fixes #8",
+    )
+    pull = f"https://github.com/{REPO}/pull/9"
+    async with FakeGitHub() as gh:
+        gh.add_repo(REPO, issues=[{**issue, "state_reason": "completed"}, fix, early])
+        env = {"GITHUB_API_URL": gh.url}
+        flags = ("2026-03-10", "--writer", "template")
+        en = await _cli(*flags, "--lang", "en", env=env, tmp=tmp_path)
+        zh = await _cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
+        doc = await _cli(*flags, "--format", "json", env=env, tmp=tmp_path)
+    assert en.code == 0 and zh.code == 0 and doc.code == 0, en.err + zh.err + doc.err
+    assert f"(fixed 3 days later by [#9]({pull}))" in en.out
+    assert f"（3 天后由 [#9]({pull}) 修复）" in zh.out
+    assert "/pull/10" not in en.out
+    digest = json.loads(doc.out)
+    (entry,) = [e for e in digest["lists"]["new_issues"] if e["number"] == 8]
+    assert entry["state"] == "open" and entry["closed_at"] is None
+    assert digest["later"] == [
+        {
+            "number": 8,
+            "event": "closed",
+            "at": "2026-03-14T05:21:00Z",
+            "reason": "completed",
+            "by": 9,
+        }
+    ]

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import datetime, timedelta
 
 import pytest
 
-from digest.analysis.fates import later_text
+from digest.analysis.fates import fixing, later_text
 from digest.backends.sqlite.mirror import SQLiteStore
 from digest.builder import DigestBuilder, DigestRequest
 from digest.codec import decode_digest, encode_digest
 from digest.models import (
     Digest,
+    Item,
     ItemKind,
     ItemRef,
     ItemState,
@@ -24,6 +27,7 @@ from digest.models import (
 )
 from digest.render.json import dumps
 from digest.render.markdown import render_markdown
+from digest.scope import Scope
 from digest.writers.template import TemplateWriter
 from tests.support.store_samples import at, comment, item
 
@@ -185,9 +189,135 @@ async def test_a_window_ending_now_has_no_fates(store: SQLiteStore) -> None:
             "closed later, on 2026-03-13",
             "后于 2026-03-13 关闭",
         ),
+        (
+            Later(1, "closed", at(24 * 4 + 2), "completed", by=9),
+            "fixed 3 days later by #9",
+            "3 天后由 #9 修复",
+        ),
+        (
+            Later(1, "closed", at(24 + 5), "completed", by=9),
+            "fixed 5 hours later by #9",
+            "5 小时后由 #9 修复",
+        ),
     ],
 )
 def test_a_fate_reads_as_a_short_phrase(later: Later, en: str, zh: str) -> None:
     """Merges within a day in hours, later ones in days; closes by their day in the window's
-    zone, with the reason GitHub gives."""
+    zone, with the reason GitHub gives; a close by a PR like a merge, naming the PR."""
     assert (later_text(later, WINDOW, Lang.EN), later_text(later, WINDOW, Lang.ZH)) == (en, zh)
+
+
+SGLANG = "sgl-project/sglang"
+
+
+def _fixed_issue(repo: str = "vllm-project/vllm") -> list[Item]:
+    """An issue of the window closed as completed three days after it by PR 9 (merged half a
+    minute before the close, after the window: not among its items), with two PRs that do not
+    count: one saying it fixes the issue but merged hours before the close, one merged at the
+    close but fixing another issue."""
+    closed = at(24 * 4 + 2)
+    pr_url = f"https://github.com/{repo}/pull/"
+
+    def pr(number: int, merged: datetime, fixes: tuple[int, ...]) -> Item:
+        return item(
+            number,
+            repo,
+            kind=ItemKind.PR,
+            title=f"[ROCm] Fix {number}",
+            url=pr_url + str(number),
+            created_at=at(24 * 2),
+            updated_at=merged,
+            state=ItemState.CLOSED,
+            closed_at=merged,
+            merged_at=merged,
+            fixes=fixes,
+        )
+
+    issue = item(
+        8,
+        repo,
+        title="[Bug] MI300X hangs on start",
+        created_at=at(4),
+        updated_at=closed,
+        state=ItemState.CLOSED,
+        state_reason="completed",
+        closed_at=closed,
+    )
+    return [
+        issue,
+        pr(9, closed - timedelta(seconds=30), (8,)),
+        pr(10, closed - timedelta(hours=2), (8,)),
+        pr(11, closed, (99,)),
+    ]
+
+
+async def test_an_issue_closed_later_by_a_pr_names_that_pr_as_a_link(
+    store: SQLiteStore,
+) -> None:
+    """An old day's issue that a PR merged three days later closed reads "fixed 3 days later
+    by #9", #9 linking the PR, in the Markdown, the JSON and the cache (zh: "3 天后由 #9 修复");
+    PRs merged hours from the close, or fixing another issue, are not named."""
+    await store.upsert_items(_fixed_issue())
+    en, zh = await _build(store, Lang.EN), await _build(store, Lang.ZH)
+    pull = "https://github.com/vllm-project/vllm/pull/9"
+    citing = [s for s in en.sections if 8 in s.cites]
+    assert citing, [s.id for s in en.sections]
+    for section in citing:
+        spans = iter_spans(section.blocks)
+        first = next(k for k, s in enumerate(spans) if isinstance(s, ItemRef) and s.number == 8)
+        assert tuple(spans[first + 1 : first + 4]) == (
+            Text(" (fixed 3 days later by "),
+            ItemRef(9, pull),
+            Text(")"),
+        ), section.id
+    assert f"(fixed 3 days later by [#9]({pull}))" in render_markdown(en)
+    assert f"（3 天后由 [#9]({pull}) 修复）" in render_markdown(zh)
+    assert "10 " not in later_text(next(f for f in en.later if f.number == 8), WINDOW, Lang.EN)
+    doc = json.loads(dumps(en))
+    (fate,) = [f for f in doc["later"] if f["number"] == 8]
+    assert fate == {
+        "number": 8,
+        "event": "closed",
+        "at": "2026-03-14T05:21:00Z",
+        "reason": "completed",
+        "by": 9,
+    }
+    assert "by" not in next(f for f in doc["later"] if f["number"] == 6)
+    assert decode_digest(encode_digest(en)).later == en.later
+
+
+async def test_in_a_scope_the_fixing_pr_names_its_repository(store: SQLiteStore) -> None:
+    """In a digest of two repositories the fixing PR is labelled like every other link, with
+    its repository: ``sgl-project/sglang#9``, linking that repository's PR."""
+    await store.upsert_items(_fixed_issue(SGLANG))
+    request = DigestRequest(
+        "vllm-project/vllm",
+        WINDOW,
+        Lang.EN,
+        "template",
+        (),
+        scope=Scope(repos=("vllm-project/vllm", SGLANG)),
+    )
+    builder = DigestBuilder(
+        store=store, sync=None, writers={"template": TemplateWriter()}, clock=lambda: NOW
+    )
+    digest = await builder.build(request)
+    pull = f"https://github.com/{SGLANG}/pull/9"
+    (fate,) = [f for f in digest.later if f.number == 8]
+    assert (fate.repo, fate.by) == (SGLANG, 9)
+    assert f"(fixed 3 days later by [{SGLANG}#9]({pull}))" in render_markdown(digest)
+    assert json.loads(dumps(digest))["later"][-1]["by"] == 9
+
+
+def test_the_fixing_pr_is_the_nearest_merge_to_the_close_within_five_minutes() -> None:
+    """Of the PRs that say they fix an issue, the one merged nearest its close, at most five
+    minutes before or after it, is named; an issue closed as not planned names none."""
+    issue, nine, ten, _other = _fixed_issue()
+    assert issue.closed_at is not None
+    close = Later(8, "closed", issue.closed_at, "completed")
+    after = replace(ten, number=12, merged_at=issue.closed_at + timedelta(minutes=4))
+    late = replace(ten, number=13, merged_at=issue.closed_at + timedelta(minutes=6))
+    assert fixing(close, [nine, ten, after, late], issue.repo).by == 9
+    assert fixing(close, [ten, after, late], issue.repo).by == 12
+    assert fixing(close, [ten, late], issue.repo).by is None
+    assert fixing(replace(close, reason="not_planned"), [nine], issue.repo).by is None

@@ -68,7 +68,7 @@ def _size(root: Path) -> tuple[int, int]:
         if path.is_file():
             size = path.stat().st_size
             total += size
-            if "pagefind" in path.relative_to(root).parts[:1]:
+            if path.relative_to(root).parts[0].startswith("pagefind"):
                 search += size
     return total, search
 

@@ -40,6 +40,7 @@ from bot.site.freshness import (
     cited_record,
     day_fingerprint,
     mirror_mark,
+    shown,
     touched_days,
 )
 from bot.site.output import DayRecord, Output
@@ -816,7 +817,7 @@ def page_hash(content: str, nav: Nav) -> str:
 
 def cited_items(digest: Digest) -> list[tuple[str, str]]:
     """The items a digest shows (their state and fate are on its page): those of its appendix
-    lists with their titles, then those its sections link (their titles may be shortened
+    lists with their titles and labels, then those its sections link (their titles may be shortened
     there, so none is kept). Each by number, or ``owner/name#N`` in a digest of several
     repositories."""
     several = digest.several
@@ -824,7 +825,11 @@ def cited_items(digest: Digest) -> list[tuple[str, str]]:
     def key(repo: str, number: int) -> str:
         return f"{repo or digest.repo}#{number}" if several else str(number)
 
-    listed = [(key(i.repo, i.number), i.title) for _, items in digest.lists for i in items]
+    listed = [
+        (key(i.repo, i.number), shown(i.title, i.labels))
+        for _, items in digest.lists
+        for i in items
+    ]
     return listed + [
         (key(span.repo, span.number), "")
         for section in digest.sections

@@ -86,11 +86,11 @@ async def touched_days(
     """The days new data may have changed since the build that recorded ``previous``;
     ``None`` when any may have (no record, or the mirror's coverage changed).
 
-    ``cited`` gives each day's cited items (number to title when its appendix lists show it,
-    else ""). New openings, closes, merges and comments touch their day and the days that
-    compare against it; an item closed or merged since touches every day citing it, and one
-    retitled every day listing it. A label edit alone, or a new title of an item that only a
-    section names, does not (the day shows it when it is built again).
+    ``cited`` gives each day's cited items (number to :func:`shown`, its title and labels,
+    when its appendix lists show it, else ""). New openings, closes, merges and comments touch
+    their day and the days that compare against it; an item closed or merged since touches
+    every day citing it, and one retitled or relabelled every day listing it. A new title of
+    an item that only a section names does not (the day shows it when it is built again).
     """
     mark = mirror_mark(state)
     if not previous or previous.get("covered_since") != mark["covered_since"]:
@@ -109,7 +109,7 @@ async def touched_days(
     fates: set[str] = set()  # items closed or merged since: every day citing them changes
     titles: dict[str, str] = {}
     for item in await store.items_updated(repo, start, _FAR):
-        titles[str(item.number)] = item.title
+        titles[str(item.number)] = shown(item.title, item.labels)
         for kind, moment in (
             ("opened", item.created_at),
             ("closed", item.closed_at),
@@ -129,9 +129,16 @@ async def touched_days(
     return touched
 
 
+def shown(title: str, labels: Iterable[str]) -> str:
+    """What a day's appendix shows of an item besides its state: its title and labels (a
+    label edit changes the topics it falls under), as the manifest keeps it."""
+    tags = ",".join(sorted(labels))
+    return f"{title}\x1f{tags}" if tags else title
+
+
 def cited_record(refs: Iterable[tuple[int | str, str]]) -> dict[str, str]:
-    """The items a day's pages cite, number (``owner/name#N`` in a scope's) to title (the
-    first titled reference), as the site's manifest keeps them."""
+    """The items a day's pages cite, number (``owner/name#N`` in a scope's) to what the first
+    listed reference shows (:func:`shown`), as the site's manifest keeps them."""
     out: dict[str, str] = {}
     for number, title in refs:
         key = str(number)

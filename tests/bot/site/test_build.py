@@ -217,6 +217,49 @@ async def test_rebuild_asks_only_for_the_days_new_data_touches(tmp_path: Path) -
     assert touched.reused >= 6
 
 
+async def test_an_old_days_item_relabelled_since_rebuilds_the_day_that_lists_it(
+    tmp_path: Path,
+) -> None:
+    """An issue of an old day given the ``rocm`` label later: the day listing it is built
+    again (its focus topic now holds the issue); the day before it is kept as it was."""
+    clock = Clock(NOW)
+    out, db = tmp_path / "site", tmp_path / "m.db"
+    opened = NOW - timedelta(days=4, minutes=30)  # in 2026-01-28's window
+    title = "Slow startup on a cold cache"
+    await build_site(
+        out,
+        db,
+        clock=clock,
+        days=5,
+        issues=[issue_row(REPO_DIR, 99003, created=opened, title=title)],
+        search=False,
+    )
+    page, before = out / REPO_DIR / "2026-01-28" / "en" / "index.html", {}
+    for day in ("2026-01-27", "2026-01-28"):
+        before[day] = (out / REPO_DIR / day / "en" / "index.html").read_bytes()
+    assert title not in _section(page.read_text("utf-8"), "topic-rocm")
+    relabelled = issue_row(
+        REPO_DIR,
+        99003,
+        created=opened,
+        updated=NOW + timedelta(days=7),  # after the sample's newest update: the sync fetches it
+        title=title,
+        labels=("rocm",),
+    )
+    clock.advance(timedelta(hours=1))  # the mirror syncs again; the same day is in progress
+    await build_site(out, db, clock=clock, days=5, issues=[relabelled], search=False)
+    assert page.read_bytes() != before["2026-01-28"]
+    assert title in _section(page.read_text("utf-8"), "topic-rocm")
+    assert (out / REPO_DIR / "2026-01-27" / "en" / "index.html").read_bytes() == before[
+        "2026-01-27"
+    ]
+
+
+def _section(html: str, anchor: str) -> str:
+    start = html.index(f'id="{anchor}"')
+    return html[start : html.index("</section>", start)]
+
+
 async def test_new_day_after_a_history_older_than_the_mirror_reads_only_the_streams(
     tmp_path: Path,
 ) -> None:

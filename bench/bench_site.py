@@ -20,7 +20,14 @@ back, the days before the mirror are fetched through the Search API, as for a hi
 than the backfill (366 days at most): the shape of a 1,100-day site, at a size that runs in
 minutes. (The fake clock stands still, so a search limit spent is waited for in earnest.)
 
+With ``--check``, the final site is checked as a reader's tools see it
+(``tests/support/site_check.py``): every page well formed, every internal link and fragment
+landing, every feed Atom; then, when Debian's Chromium is installed, a sample of pages (a day of
+each year, month and year indexes, topic pages, the search pages) opens with no console error,
+and a search's result count is printed beside the day pages that hold the word.
+
     python bench/bench_site.py [--days 30] [--seed 1] [--out DIR] [--backfill N] [--rate-limit N]
+                               [--check]
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import SecretStr
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from bot.compose import build_runtime
 from bot.compose.site import site_builder
@@ -48,6 +57,8 @@ from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Lang, Window
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
+from tests.support.site import serve_directory
+from tests.support.site_check import check_site, chromium, has_chromium, open_page
 from tests.support.synthetic import DEFAULT_NOW, generate
 
 REPO = "vllm-project/vllm"
@@ -146,6 +157,46 @@ async def run(
             print(f"rebuilds: unchanged {unchanged:.1f} s, one new day {new_day:.1f} s")
 
 
+def check(out: Path) -> None:
+    """Check the built site statically, then a sample of it in headless Chromium."""
+    started = time.perf_counter()
+    checked = check_site(out)
+    print(
+        f"check: {checked.pages} pages, {checked.feeds} feeds, {checked.links} internal links "
+        f"followed, {len(checked.errors)} problems ({time.perf_counter() - started:.0f} s)"
+    )
+    for problem in checked.errors[:20]:
+        print(f"  {problem}")
+    if not has_chromium():
+        print("browser check skipped: chromium and chromium-driver are not installed")
+        return
+    base = out / REPO
+    days = sorted(p.name for p in base.iterdir() if p.name[:2] == "20" and "-" in p.name)
+    years = sorted({d[:4] for d in days})
+    sample = [f"{REPO}/{d}/{lang}/" for d in (days[0], days[len(days) // 2], days[-1])
+              for lang in ("zh", "en")]  # fmt: skip
+    sample += [f"{REPO}/{y}/en/" for y in years] + [f"{REPO}/{days[-1][:4]}/{days[-1][5:7]}/zh/"]
+    sample += [f"{REPO}/topics/rocm/{lang}/" for lang in ("zh", "en")] + ["", f"{REPO}/"]
+    word = "ROCm"
+    holding = sum(
+        1 for d in days if word.lower() in (base / d / "en" / "index.html").read_text().lower()
+    )
+    with serve_directory(out) as url, chromium() as driver:
+        failing = {page: errors for page in sample if (errors := open_page(driver, url + page))}
+        print(f"browser: {len(sample)} sample pages, {len(failing)} with console errors")
+        for page, errors in failing.items():
+            print(f"  {page}: {errors[0]['message'][:200]}")
+        open_page(driver, f"{url}search/en/?q={word}")
+        message = WebDriverWait(driver, 60).until(
+            lambda d: (
+                d.find_element(By.CSS_SELECTOR, ".pagefind-ui__message").text
+                if d.find_elements(By.CSS_SELECTOR, ".pagefind-ui__message")
+                else False
+            )
+        )
+        print(f"search {word!r} (en): {message!r}; {holding} en day pages hold the word")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--days", type=int, default=30)
@@ -153,11 +204,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="keep the site here (default: a temp dir)")
     parser.add_argument("--backfill", type=int, help="the mirror's backfill days")
     parser.add_argument("--rate-limit", type=int, help="the fake's hourly limit of the token")
+    parser.add_argument("--check", action="store_true", help="check the final site (above)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         out = args.out or Path(tmp) / "site"
         asyncio.run(run(args.days, args.seed, out, args.backfill, args.rate_limit))
+        if args.check:
+            check(out)
 
 
 if __name__ == "__main__":

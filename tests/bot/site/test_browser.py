@@ -8,8 +8,6 @@ Debian's packages (``.ci/run`` installs them); without them these tests skip.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
@@ -23,28 +21,17 @@ import pytest
 from tests.fakes.github import issue_row
 from tests.support.scopes import SGLANG, VLLM
 from tests.support.site import NOW, build_scope_site, build_site_sync, serve_directory
+from tests.support.site_check import chromium, has_chromium
+from tests.support.site_check import open_page as _open
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 DAY = "vllm-project/vllm/2026-01-31"
 HOSTILE_DAY = "vllm-project/vllm/2026-01-30"
 HOSTILE_TITLE = '<script>window.__pwned = 1</script>"><img src=x onerror="window.__pwned = 2">'
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-)
 
 
 @pytest.fixture(scope="module")
@@ -66,31 +53,10 @@ def base_url(site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module, with its console log recorded."""
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    if not has_chromium():
         pytest.skip("chromium and chromium-driver are not installed")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="vllm-report-chromium-")
-    for flag in (*FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_window_size(1280, 900)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _open(browser: Any, url: str) -> list[dict[str, Any]]:
-    """Open ``url``; the console entries it logged at error level."""
-    browser.get_log("browser")  # drop what earlier pages logged
-    browser.get(url)
-    WebDriverWait(browser, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
-    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
 class _Ids(HTMLParser):

@@ -20,6 +20,7 @@ from tests.support.scope_core import scope_config
 from tests.support.scopes import COUNTS, FILTERED_TOTAL, SGLANG, VLLM
 from tests.support.scopes import NOW as SCOPE_NOW
 from tests.support.site import NOW, build_scope_site, build_site
+from tests.support.site_check import check_site
 
 REPO_DIR = "vllm-project/vllm"
 DAYS = ("2026-01-29", "2026-01-30", "2026-01-31")
@@ -464,3 +465,17 @@ async def test_scope_rebuild_follows_its_own_configuration(tmp_path: Path) -> No
     assert again.digests == 4  # the scope's two days in two languages, vLLM's taken as they were
     page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
     assert "https://github.com/sgl-project/sglang/pull/3" in page  # the bump, no longer left out
+
+
+async def test_every_page_and_feed_is_well_formed_and_every_link_lands(tmp_path: Path) -> None:
+    """A reader's tools find nothing wrong anywhere in the site: every page well formed with its
+    language and unique ids, every internal link and fragment landing, every feed Atom; a
+    link broken by hand is found."""
+    out = tmp_path / "site"
+    await build_site(out, tmp_path / "m.db", days=3)
+    checked = check_site(out)
+    assert checked.errors == []
+    assert checked.pages >= 16 and checked.feeds >= 4 and checked.links > 150
+    day = out / REPO_DIR / "2026-01-31" / "en" / "index.html"
+    day.write_text(day.read_text("utf-8").replace('href="../zh/"', 'href="../fr/"', 1), "utf-8")
+    assert any("../fr/ lands nowhere" in e for e in check_site(out).errors)

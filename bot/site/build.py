@@ -73,7 +73,7 @@ from digest.render.html import (
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
 from digest.scope import NO_FILTERS, Filters
-from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
+from digest.windows import cutoff, format_moment, parse_day_start, parse_window, report_days, zone
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -112,22 +112,6 @@ class SiteReport:
     digest_seconds: float = 0.0  # of which: syncing and building digests
     search_seconds: float = 0.0  # of which: indexing for search
     digests: int = 0  # digests asked of the digest service (a reused day asks for none)
-
-
-def report_days(
-    now: datetime, timezone: str, day_start: str, days: int, since: date | None
-) -> tuple[list[date], date]:
-    """The report dates whose window has ended, oldest first, and the date still in progress."""
-    tz, start = zone(timezone), parse_day_start(day_start)
-    current = now.astimezone(tz).date()
-    while cutoff(current, tz, start) > now:
-        current -= timedelta(days=1)
-    while cutoff(current + timedelta(days=1), tz, start) <= now:
-        current += timedelta(days=1)
-    last = current - timedelta(days=1)
-    first = since if since is not None else last - timedelta(days=max(1, days) - 1)
-    count = (last - first).days + 1
-    return [first + timedelta(days=n) for n in range(max(0, count))], current
 
 
 @dataclass

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import filecmp
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
-from bot.site.build import report_days
 from config.settings import ExcludeConfig
 from tests.fakes.github import FakeGitHub, RecordedRequest, issue_row
 from tests.support.clock import Clock
@@ -28,20 +27,6 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def _files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
-
-
-def test_report_days_end_with_the_last_ended_window() -> None:
-    """The report days are the N days whose window has ended; the day in progress is apart."""
-    days, current = report_days(NOW, "Asia/Shanghai", "11:21", 3, None)
-    assert days == [date(2026, 1, 29), date(2026, 1, 30), date(2026, 1, 31)]
-    assert current == date(2026, 2, 1)
-    early = NOW.replace(hour=3, minute=0)  # 11:00 in Shanghai, before the cut-off
-    assert report_days(early, "Asia/Shanghai", "11:21", 1, None) == (
-        [date(2026, 1, 30)],
-        date(2026, 1, 31),
-    )
-    since, _ = report_days(NOW, "Asia/Shanghai", "11:21", 30, date(2026, 1, 30))
-    assert since == [date(2026, 1, 30), date(2026, 1, 31)]
 
 
 async def test_site_layout(tmp_path: Path) -> None:

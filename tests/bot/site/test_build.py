@@ -4,6 +4,7 @@ builds, the same bytes for the same data."""
 from __future__ import annotations
 
 import filecmp
+import json
 import re
 from datetime import timedelta
 from functools import partial
@@ -12,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from bot.site.output import MANIFEST
 from config.settings import ExcludeConfig
 from tests.fakes.github import FakeGitHub, RecordedRequest, issue_row
 from tests.support.clock import Clock
@@ -289,6 +291,8 @@ async def test_a_renamed_repository_moves_with_its_old_days(tmp_path: Path) -> N
     month = (out / new / "2026" / "01" / "en" / "index.html").read_text("utf-8")
     assert 'href="../../../2026-01-29/en/"' in month
     assert report.pending == 1
+    marks = json.loads((out / MANIFEST).read_text("utf-8"))["repos"]
+    assert set(marks) == {new}  # the next build follows the repository under its new name
 
 
 # -- a scope: two repositories sharing item numbers, under scopes/serving/ --------------------
@@ -390,6 +394,18 @@ async def test_scope_rebuild_follows_each_of_its_repositories(tmp_path: Path) ->
     assert news.digests == 2  # the scope's 2026-03-10, in each language; vLLM's taken as it was
     page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
     assert "sgl-project/sglang#7 A late one" in page
+
+
+async def test_manifest_keeps_each_mirror_under_the_keys_earlier_sites_have(
+    tmp_path: Path,
+) -> None:
+    """The manifest records the mirror a repository's pages read under ``owner/name`` and each
+    of a scope's under ``scopes/{name}/owner/name``: a site an earlier version built is reused."""
+    out = tmp_path / "site"
+    await build_scope_site(out, tmp_path / "m.db", scopes=("serving",))
+    marks = json.loads((out / MANIFEST).read_text("utf-8"))["repos"]
+    assert set(marks) == {VLLM, f"{SCOPE_DIR}/{VLLM}", f"{SCOPE_DIR}/{SGLANG}"}
+    assert all(mark["synced_at"] for mark in marks.values())
 
 
 async def test_scope_rebuild_follows_its_own_configuration(tmp_path: Path) -> None:

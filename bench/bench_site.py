@@ -52,9 +52,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from bot.compose import build_runtime
 from bot.compose.site import site_builder
 from bot.site import SiteBuilder, SiteOptions
-from bot.site.build import report_days
 from config.settings import GitHubSettings, RedisSettings, Settings, load_config
 from digest.models import Lang, Window
+from digest.windows import report_days
 from tests.fakes.github import FakeGitHub
 from tests.support.clock import Clock
 from tests.support.site import serve_directory

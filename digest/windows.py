@@ -58,6 +58,29 @@ def cutoff(day: date, tz: ZoneInfo, day_start: time) -> datetime:
     return datetime.combine(day, day_start, tzinfo=tz).astimezone(UTC)
 
 
+def report_day(moment: datetime, timezone: str, day_start: str) -> date:
+    """The report date whose window (from its cut-off to the next) holds ``moment``."""
+    tz, start = zone(timezone), parse_day_start(day_start)
+    day = moment.astimezone(tz).date()
+    while cutoff(day, tz, start) > moment:
+        day -= timedelta(days=1)
+    while cutoff(day + timedelta(days=1), tz, start) <= moment:
+        day += timedelta(days=1)
+    return day
+
+
+def report_days(
+    now: datetime, timezone: str, day_start: str, days: int, since: date | None
+) -> tuple[list[date], date]:
+    """The report dates whose window has ended by ``now``, oldest first (the last ``days``,
+    or every one from ``since``), and the date still in progress."""
+    current = report_day(now, timezone, day_start)
+    last = current - timedelta(days=1)
+    first = since if since is not None else last - timedelta(days=max(1, days) - 1)
+    count = (last - first).days + 1
+    return [first + timedelta(days=n) for n in range(max(0, count))], current
+
+
 def parse_window(
     spec: str, *, now: datetime, timezone: str = "UTC", day_start: str = "00:00"
 ) -> Window:

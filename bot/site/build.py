@@ -74,7 +74,7 @@ from digest.render.html import (
 from digest.render.html import figure as make_figure
 from digest.render.json import iso
 from digest.scope import NO_FILTERS, Filters
-from digest.windows import cutoff, format_moment, parse_day_start, parse_window, zone
+from digest.windows import cutoff, format_moment, parse_day_start, parse_window, report_days, zone
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -116,22 +116,6 @@ class SiteReport:
     search_indexed: int = 0  # of which: indexed by this build (the rest carried over)
 
 
-def report_days(
-    now: datetime, timezone: str, day_start: str, days: int, since: date | None
-) -> tuple[list[date], date]:
-    """The report dates whose window has ended, oldest first, and the date still in progress."""
-    tz, start = zone(timezone), parse_day_start(day_start)
-    current = now.astimezone(tz).date()
-    while cutoff(current, tz, start) > now:
-        current -= timedelta(days=1)
-    while cutoff(current + timedelta(days=1), tz, start) <= now:
-        current += timedelta(days=1)
-    last = current - timedelta(days=1)
-    first = since if since is not None else last - timedelta(days=max(1, days) - 1)
-    count = (last - first).days + 1
-    return [first + timedelta(days=n) for n in range(max(0, count))], current
-
-
 @dataclass
 class _Day:
     """One date of a repository as the build found it."""
@@ -160,9 +144,18 @@ class _Subject:
     timezone: str
     day_start: str
     topics: tuple[Topic, ...]
-    repos: tuple[str, ...]  # as the mirror knows them now
+    repos: tuple[str, ...]  # synced for it (a repository by its configured name, until the
+    # sync finds what the mirror calls it now)
+    asked: str  # the repository its digests are asked for (a scope's first)
+    config: str  # the configuration its days' pages follow (a scope's own entry too)
+    scope: str | None = None  # the configured scope's name; None for a repository
     filters: Filters = NO_FILTERS  # a scope's: what its charts leave out, as its digests do
-    config: str = ""  # the configuration its days' pages follow (a scope's own entry too)
+
+    def mark(self, repo: str) -> str:
+        """The manifest's key for the mirror of ``repo`` this build read for these pages:
+        ``owner/name`` for a repository's, ``scopes/{name}/owner/name`` for a scope's."""
+        base = self.base.lower()
+        return base if self.scope is None else f"{base}/{repo.lower()}"
 
 
 class SiteBuilder:
@@ -225,12 +218,11 @@ class SiteBuilder:
         repos: list[SiteRepo] = []
         pages = pending = 0
         for configured in options.repos:
-            repo, entries, built, waiting = await self._repo(configured, options, output)
+            subject, entries, built, waiting = await self._repo(configured, options, output)
             pages += built
             pending += waiting
             latest = next((e for e in entries if e.pages), None)
-            name = self._display_name(configured, repo)
-            repos.append(_listed(repo, repo, name, latest))
+            repos.append(_listed(subject.base, subject.label, subject.name, latest))
         scopes: list[SiteRepo] = []
         for scope_name in options.scopes:
             subject, entries, built, waiting = await self._scope(scope_name, options, output)
@@ -266,13 +258,6 @@ class SiteBuilder:
             search_indexed=len(output.indexed),
         )
 
-    async def _days(
-        self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[_Day], _Day, str]:
-        """Every report day of ``repo`` with its digests, or why it has none, or reused; and
-        what the repository is called now (its pages go there)."""
-        return await self._timed(self._digests(repo, options, output))
-
     async def _timed(self, work: Awaitable[_T]) -> _T:
         """``work``, its time counted as syncing and building digests."""
         started = time.perf_counter()
@@ -281,62 +266,85 @@ class SiteBuilder:
         finally:
             self._digest_seconds += time.perf_counter() - started
 
+    async def _days(
+        self, subject: _Subject, options: SiteOptions, output: Output
+    ) -> tuple[_Subject, list[_Day], _Day]:
+        """Every report day of a subject with its digests, or why it has none, or reused; and
+        the subject as the sync found it (a renamed repository's pages move to its new name)."""
+        return await self._timed(self._digests(subject, options, output))
+
     async def _digests(
-        self, repo: str, options: SiteOptions, output: Output
-    ) -> tuple[list[_Day], _Day, str]:
-        conf = self._config.repo(repo)
-        now = self._clock()
+        self, subject: _Subject, options: SiteOptions, output: Output
+    ) -> tuple[_Subject, list[_Day], _Day]:
+        """Each of the subject's repositories synced, the days new data in any of them touched
+        built again. The build records each repository's mirror for the subject apart
+        (``_Subject.mark``)."""
         dates, current = report_days(
-            now, conf.timezone, conf.day_start, options.days, options.since
+            self._clock(), subject.timezone, subject.day_start, options.days, options.since
         )
-        days = [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in dates]
-        waiting = _Day(current, report_window(current, conf.timezone, conf.day_start))
-        known = (await self._store.get_sync_state(repo)).etags.get(RENAMED) or repo
+        days = [_Day(d, report_window(d, subject.timezone, subject.day_start)) for d in dates]
+        waiting = _Day(current, report_window(current, subject.timezone, subject.day_start))
         if not days:
-            return days, waiting, known
-        span = Window(
-            _sync_start(output.previous_repos.get(known.lower()), days),
-            days[-1].window.end,
-            conf.timezone,
-        )
-        try:
-            synced = await self._sync.ensure(repo, span)
-        except DigestError as exc:
-            for day in days:
-                day.failure = failure_text(exc, options.langs[0])
-            return days, waiting, known
-        mirrored = synced.repo or known
-        if mirrored.lower() != repo.lower():  # renamed: the days published under the old name
-            # are built again under the new one (the mirror moved with the repository)
-            earlier = set(_published(output, repo, before=current)) - set(dates)
-            days += [_Day(d, report_window(d, conf.timezone, conf.day_start)) for d in earlier]
-            days.sort(key=lambda d: d.date)
-        state = await self._store.get_sync_state(mirrored)
-        base = mirrored.lower()
-        calendar = Calendar(conf.timezone, conf.day_start)
+            return subject, days, waiting
+        end, mirrored = days[-1].window.end, subject.base
+        for repo in subject.repos:
+            span = Window(
+                _sync_start(output.previous_repos.get(subject.mark(repo)), days),
+                end,
+                subject.timezone,
+            )
+            try:
+                synced = await self._sync.ensure(repo, span)
+            except DigestError as exc:
+                for day in days:
+                    day.failure = failure_text(exc, options.langs[0])
+                return subject, days, waiting
+            mirrored = synced.repo or mirrored
+        if subject.scope is None:  # a repository's pages go where the mirror found it
+            subject = self._moved(subject, mirrored, days, current, output)
+        base = subject.base.lower()
+        calendar = Calendar(subject.timezone, subject.day_start)
         previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
-        touched = await touched_days(
-            self._store,
-            mirrored,
-            output.previous_repos.get(base),
-            state,
-            calendar,
-            {when: _cited(record) for when, record in previous.items()},
-        )
-        output.repos[base] = mirror_mark(state)
+        touched: set[date] | None = set()
+        states: list[SyncState] = []
+        for repo in subject.repos:
+            state = await self._store.get_sync_state(repo)
+            states.append(state)
+            mark = subject.mark(repo)
+            cited = repo if subject.scope is not None else None
+            changed = await touched_days(
+                self._store,
+                repo,
+                output.previous_repos.get(mark),
+                state,
+                calendar,
+                {when: _cited(record, cited) for when, record in previous.items()},
+            )
+            touched = None if touched is None or changed is None else touched | changed
+            output.repos[mark] = mirror_mark(state)
         for day in days:
-            day.repo = repo
+            day.repo, day.scope = subject.asked, subject.scope
+        synced_at = [s.synced_at for s in states]
+        closed = None if None in synced_at else min(s for s in synced_at if s is not None)
         await self._reuse_or_fetch(
-            base,
-            self._config_fingerprint,
-            days,
-            previous,
-            touched,
-            state.synced_at,
-            options,
-            output,
+            base, subject.config, days, previous, touched, closed, options, output
         )
-        return days, waiting, mirrored
+        return subject, days, waiting
+
+    def _moved(
+        self, subject: _Subject, mirrored: str, days: list[_Day], current: date, output: Output
+    ) -> _Subject:
+        """A repository where the sync found it: renamed, its pages move to the new name and
+        the days published under the old one are built again there (the mirror moved with
+        the repository)."""
+        configured = subject.asked
+        if mirrored.lower() != configured.lower():
+            dates = {d.date for d in days}
+            earlier = set(_published(output, configured, before=current)) - dates
+            zone_name, start = subject.timezone, subject.day_start
+            days += [_Day(d, report_window(d, zone_name, start)) for d in earlier]
+            days.sort(key=lambda d: d.date)
+        return self._repo_subject(configured, mirrored)
 
     async def _reuse_or_fetch(
         self,
@@ -371,59 +379,6 @@ class SiteBuilder:
                 day.fresh, day.record, day.kept = True, record, tuple(options.langs)
                 continue
             await self._fetch(day, options.langs)
-
-    async def _scope_days(
-        self, subject: _Subject, scope: str, options: SiteOptions, output: Output
-    ) -> tuple[list[_Day], _Day]:
-        """Every report day of a configured scope with its digests, or why it has none, or
-        reused: each of its repositories synced, the days new data in any of them touched
-        built again. The build records each repository's mirror for the scope apart (under
-        ``scopes/{name}/owner/name``), as a repository's own build does for it."""
-        dates, current = report_days(
-            self._clock(), subject.timezone, subject.day_start, options.days, options.since
-        )
-        days = [_Day(d, report_window(d, subject.timezone, subject.day_start)) for d in dates]
-        waiting = _Day(current, report_window(current, subject.timezone, subject.day_start))
-        for day in days:
-            day.repo, day.scope = subject.repos[0], scope
-        if not days:
-            return days, waiting
-        base = subject.base
-        calendar = Calendar(subject.timezone, subject.day_start)
-        previous = {d.date: output.previous_days.get(f"{base}/{d.date}") or {} for d in days}
-        touched: set[date] | None = set()
-        states: list[SyncState] = []
-        for repo in subject.repos:
-            mark = f"{base}/{repo.lower()}"
-            span = Window(
-                _sync_start(output.previous_repos.get(mark), days),
-                days[-1].window.end,
-                subject.timezone,
-            )
-            try:
-                await self._sync.ensure(repo, span)
-            except DigestError as exc:
-                for day in days:
-                    day.failure = failure_text(exc, options.langs[0])
-                return days, waiting
-            state = await self._store.get_sync_state(repo)
-            states.append(state)
-            found = await touched_days(
-                self._store,
-                repo,
-                output.previous_repos.get(mark),
-                state,
-                calendar,
-                {when: _cited(record, repo) for when, record in previous.items()},
-            )
-            touched = None if touched is None or found is None else touched | found
-            output.repos[mark] = mirror_mark(state)
-        synced = [s.synced_at for s in states]
-        synced_at = None if None in synced else min(s for s in synced if s is not None)
-        await self._reuse_or_fetch(
-            base, subject.config, days, previous, touched, synced_at, options, output
-        )
-        return days, waiting
 
     async def _fetch(self, day: _Day, langs: Sequence[Lang]) -> None:
         """The day's digest in each language from the digest service, or why there is none."""
@@ -469,14 +424,11 @@ class SiteBuilder:
                 day.record = output.previous_days.get(f"{base}/{day.date}")
         return sorted((d for d in days if d.digests or d.kept or d.failure), key=lambda d: d.date)
 
-    async def _repo(
-        self, configured: str, options: SiteOptions, output: Output
-    ) -> tuple[str, list[DayEntry], int, int]:
-        """Write a repository's report pages, index and feeds, under the name it has now;
-        that name and its entries newest first."""
-        span, waiting, repo = await self._days(configured, options, output)
+    def _repo_subject(self, configured: str, repo: str) -> _Subject:
+        """The repository configured as ``configured``, its pages under ``repo`` (its name as
+        the mirror knows it)."""
         conf = self._config.repo(configured)
-        subject = _Subject(
+        return _Subject(
             base=repo,
             name=self._display_name(configured, repo),
             label=repo,
@@ -485,9 +437,20 @@ class SiteBuilder:
             day_start=conf.day_start,
             topics=self._config.topics_for(configured),
             repos=(repo,),
+            asked=configured,
+            config=self._config_fingerprint,
         )
-        entries, pages, pending = await self._write(subject, span, waiting, options, output)
-        return repo, entries, pages, pending
+
+    async def _repo(
+        self, configured: str, options: SiteOptions, output: Output
+    ) -> tuple[_Subject, list[DayEntry], int, int]:
+        """Write a repository's report pages, index and feeds, under the name it has now;
+        what it is and its entries newest first."""
+        state = await self._timed(self._store.get_sync_state(configured))
+        known = state.etags.get(RENAMED) or configured
+        subject = self._repo_subject(configured, known)
+        synced = dataclasses.replace(subject, repos=(configured,))  # by its configured name
+        return await self._subject(synced, options, output)
 
     async def _scope(
         self, name: str, options: SiteOptions, output: Output
@@ -505,10 +468,19 @@ class SiteBuilder:
             day_start=scope.day_start or first.day_start,
             topics=self._config.scope_topics(scope),
             repos=scope.repos,
-            filters=scope.filters,
+            asked=scope.repos[0],
             config=self._scope_fingerprint(scope.name),
+            scope=scope.name,
+            filters=scope.filters,
         )
-        span, waiting = await self._timed(self._scope_days(subject, scope.name, options, output))
+        return await self._subject(subject, options, output)
+
+    async def _subject(
+        self, subject: _Subject, options: SiteOptions, output: Output
+    ) -> tuple[_Subject, list[DayEntry], int, int]:
+        """Write a subject's pages, under where the sync found it; what it is then and its
+        entries newest first."""
+        subject, span, waiting = await self._days(subject, options, output)
         entries, pages, pending = await self._write(subject, span, waiting, options, output)
         return subject, entries, pages, pending
 

@@ -24,7 +24,7 @@ from digest.mirror.store import Store, SyncState
 from digest.models import Window
 from digest.render.html import fingerprint as render_fingerprint
 from digest.service import data_version
-from digest.windows import cutoff, parse_day_start, zone
+from digest.windows import report_day
 
 LOOKBACK = HISTORY_WINDOWS + 1  # a day compares against the window before it and seven more
 MARGIN = timedelta(minutes=5)  # changes looked for before the previous cursors (the sync
@@ -66,13 +66,7 @@ class Calendar:
     day_start: str
 
     def day_of(self, moment: datetime) -> date:
-        tz, start = zone(self.timezone), parse_day_start(self.day_start)
-        day = moment.astimezone(tz).date()
-        while cutoff(day, tz, start) > moment:
-            day -= timedelta(days=1)
-        while cutoff(day + timedelta(days=1), tz, start) <= moment:
-            day += timedelta(days=1)
-        return day
+        return report_day(moment, self.timezone, self.day_start)
 
 
 async def touched_days(

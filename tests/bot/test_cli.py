@@ -8,59 +8,18 @@ import math
 import os
 import pty
 import re
-import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.github import FakeGitHub, issue_row, refused_url
+from tests.support.cli import drain, run_cli
 from tests.support.redis_server import RedisServer, find_binary
 from tests.support.synthetic import DEFAULT_NOW, Dataset, generate
 
 REPO = "vllm-project/vllm"
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-async def _cli(
-    *args: str,
-    env: dict[str, str],
-    tmp: Path,
-    stdout: int = asyncio.subprocess.PIPE,
-    stderr: int = asyncio.subprocess.PIPE,
-    python: bool = False,
-) -> Run:
-    """``python -m bot.cli ARGS``; with ``python``, the leading ``-X`` pair goes to Python."""
-    full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
-    options, rest = (list(args[:2]), args[2:]) if python else ([], args)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, *options, "-m", "bot.cli", *rest, env=full, stdout=stdout, stderr=stderr
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    assert proc.returncode is not None
-    return Run(proc.returncode, (out or b"").decode(), (err or b"").decode())
-
-
-def _drain(fd: int) -> bytes:
-    """Everything written to a pty until its other side closes."""
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks)
 
 
 @pytest.fixture
@@ -84,7 +43,9 @@ async def test_today_as_json_has_exact_counts_within_the_request_budget(
     github: FakeGitHub, day: Dataset, tmp_path: Path
 ) -> None:
     """`vllm-report today --format json` counts exactly and stays within the request budget."""
-    run = await _cli("today", "--format", "json", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
+    run = await run_cli(
+        "today", "--format", "json", env={"GITHUB_API_URL": github.url}, tmp=tmp_path
+    )
     assert run.code == 0, run.err
     digest = json.loads(run.out)
     start = datetime.fromisoformat(digest["window"]["start"].replace("Z", "+00:00"))
@@ -113,7 +74,7 @@ async def test_reference_window_in_chinese(tmp_path: Path) -> None:
     data = generate(days=1, now=DEFAULT_NOW, seed=1)
     async with FakeGitHub() as gh:
         gh.add_repo(REPO, issues=data.issues, comments=data.comments)
-        run = await _cli(
+        run = await run_cli(
             "2026-03-10",
             "--tz",
             "Asia/Shanghai",
@@ -149,7 +110,7 @@ async def test_reference_window_in_chinese(tmp_path: Path) -> None:
 
 async def test_unknown_repository_exit_code(github: FakeGitHub, tmp_path: Path) -> None:
     """A repository GitHub does not know exits 3 with one clear line."""
-    run = await _cli(
+    run = await run_cli(
         "today", "--repo", "nobody/nothing", env={"GITHUB_API_URL": github.url}, tmp=tmp_path
     )
     assert run.code == 3
@@ -164,18 +125,18 @@ async def test_a_repository_off_the_allow_list_exits_2_without_a_request(
     with one line naming the list; GitHub is never asked; the default repository still works."""
     env = {"GITHUB_API_URL": github.url, "VLLM_REPORT_ALLOWED_REPOS": "vllm-project/*"}
     for args in (("today", "--repo", "other/repo"), ("ask", "what's new?", "--repo", "other/repo")):
-        run = await _cli(*args, env=env, tmp=tmp_path)
+        run = await run_cli(*args, env=env, tmp=tmp_path)
         assert run.code == 2, run.err
         assert "other/repo is not on this bot's list of allowed repositories" in run.err
         assert run.err.count("\n") == 1 and "Traceback" not in run.err
     assert github.requests == []
-    assert (await _cli("today", env=env, tmp=tmp_path)).code == 0
+    assert (await run_cli("today", env=env, tmp=tmp_path)).code == 0
 
 
 async def test_rate_limit_exit_code_says_when_it_resets(github: FakeGitHub, tmp_path: Path) -> None:
     """An exhausted rate limit exits 4, names the reset time and suggests a token."""
     github.exhaust()
-    run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
+    run = await run_cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
     assert run.code == 4
     assert "rate limit" in run.err and "resets at" in run.err and "GITHUB_TOKEN" in run.err
     assert "Traceback" not in run.err
@@ -183,7 +144,7 @@ async def test_rate_limit_exit_code_says_when_it_resets(github: FakeGitHub, tmp_
 
 async def test_no_network_exit_code(tmp_path: Path) -> None:
     """GitHub unreachable exits 5 with one line."""
-    run = await _cli(
+    run = await run_cli(
         "today", env={"GITHUB_API_URL": refused_url(), "GITHUB_MAX_RETRIES": "0"}, tmp=tmp_path
     )
     assert run.code == 5
@@ -193,7 +154,7 @@ async def test_no_network_exit_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize("window", ["tomorrow", "2099-01-01", "40d", "2026-02-30"])
 async def test_bad_window_exit_code(window: str, tmp_path: Path) -> None:
     """A malformed or future window exits 2 before any request is made."""
-    run = await _cli(window, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    run = await run_cli(window, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
     assert run.code == 2
     assert "window" in run.err.lower() or "date" in run.err.lower()
 
@@ -201,7 +162,9 @@ async def test_bad_window_exit_code(window: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", [(), ("ask", "what's new?")])
 async def test_an_unknown_language_exit_code(command: tuple[str, ...], tmp_path: Path) -> None:
     """`--lang fr` exits 2 naming the languages there are, before any request is made."""
-    run = await _cli(*command, "--lang", "fr", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    run = await run_cli(
+        *command, "--lang", "fr", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path
+    )
     assert run.code == 2
     assert "invalid choice: 'fr' (choose from 'zh', 'en')" in run.err
 
@@ -215,7 +178,7 @@ async def test_token_never_reaches_output(
     env = {"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "ghp_topsecret123"}
     if log_json:
         env["VLLM_REPORT_LOG_JSON"] = "true"
-    run = await _cli("today", "-v", env=env, tmp=tmp_path)
+    run = await run_cli("today", "-v", env=env, tmp=tmp_path)
     assert run.code == 0, run.err
     assert "ghp_topsecret123" not in run.out + run.err
     if log_json:
@@ -231,9 +194,9 @@ async def test_token_never_reaches_output(
 async def test_second_run_reuses_the_mirror(github: FakeGitHub, tmp_path: Path) -> None:
     """The same command right after makes at most 2 requests (a fresh sync is reused)."""
     env = {"GITHUB_API_URL": github.url}
-    first = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+    first = await run_cli("today", "--format", "json", env=env, tmp=tmp_path)
     made = len(github.requests)
-    second = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+    second = await run_cli("today", "--format", "json", env=env, tmp=tmp_path)
     assert first.code == second.code == 0
     assert len(github.requests) - made <= 2
     assert json.loads(first.out)["counts"] == json.loads(second.out)["counts"]
@@ -252,7 +215,7 @@ async def test_llm_endpoint_is_used_when_configured(
             "LLM_MODEL": "qwen3-8b",
             "LLM_API_KEY": "sk-test-secret",
         }
-        run = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
+        run = await run_cli("today", "--format", "json", env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         digest = json.loads(run.out)
         writers = {s["id"]: s["writer"] for s in digest["sections"]}
@@ -264,7 +227,7 @@ async def test_llm_endpoint_is_used_when_configured(
             r.headers.get("Authorization") == "Bearer sk-test-secret" for r in model.requests
         )
         assert "sk-test-secret" not in run.out + run.err
-        md = await _cli("today", "--writer", "template", env=env, tmp=tmp_path)
+        md = await run_cli("today", "--writer", "template", env=env, tmp=tmp_path)
     assert md.code == 0 and "Written by: template" in md.out
 
 
@@ -272,7 +235,9 @@ async def test_llm_writer_without_endpoint_is_a_config_error(
     github: FakeGitHub, tmp_path: Path
 ) -> None:
     """`--writer llm` with no endpoint configured exits 6 and says so."""
-    run = await _cli("today", "--writer", "llm", env={"GITHUB_API_URL": github.url}, tmp=tmp_path)
+    run = await run_cli(
+        "today", "--writer", "llm", env={"GITHUB_API_URL": github.url}, tmp=tmp_path
+    )
     assert run.code == 6
     assert "writer 'llm' is not available" in run.err
 
@@ -281,8 +246,8 @@ async def test_progress_goes_to_a_terminal_stderr_only(github: FakeGitHub, tmp_p
     """With stderr on a terminal a progress line shows there; stdout stays plain Markdown."""
     master, slave = pty.openpty()
     try:
-        drained = asyncio.get_running_loop().run_in_executor(None, _drain, master)
-        run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stderr=slave)
+        drained = asyncio.get_running_loop().run_in_executor(None, drain, master)
+        run = await run_cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stderr=slave)
         os.close(slave)
         terminal = (await drained).decode(errors="replace")
     finally:
@@ -294,7 +259,7 @@ async def test_progress_goes_to_a_terminal_stderr_only(github: FakeGitHub, tmp_p
 
 async def test_unknown_topic_is_a_usage_error(tmp_path: Path) -> None:
     """`--topic` naming no configured topic exits 2, names the configured ones, asks nothing."""
-    run = await _cli(
+    run = await run_cli(
         "today", "--topic", "quantum", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path
     )
     assert run.code == 2
@@ -317,7 +282,7 @@ async def test_local_setup_problems_are_configuration_errors(
     env: dict[str, str], message: str, tmp_path: Path
 ) -> None:
     """An unusable mirror path or a malformed setting exits 6 with one line, no traceback."""
-    run = await _cli("today", env={"GITHUB_API_URL": refused_url(), **env}, tmp=tmp_path)
+    run = await run_cli("today", env={"GITHUB_API_URL": refused_url(), **env}, tmp=tmp_path)
     assert run.code == 6
     assert message in run.err and run.err.count("\n") == 1 and "Traceback" not in run.err
 
@@ -325,7 +290,7 @@ async def test_local_setup_problems_are_configuration_errors(
 async def test_mistyped_setting_gets_one_warning_naming_the_right_one(tmp_path: Path) -> None:
     """A variable with our prefix that no setting reads is named once, with the closest one."""
     env = {"GITHUB_API_URL": refused_url(), "SLACK_BOT_TOKN": "xoxb-1", "GITHUB_SHA": "abc"}
-    run = await _cli("today", env=env, tmp=tmp_path)
+    run = await run_cli("today", env=env, tmp=tmp_path)
     warnings = [line for line in run.err.splitlines() if "settings.unknown_variable" in line]
     assert len(warnings) == 1
     assert "SLACK_BOT_TOKN" in warnings[0] and "did_you_mean=SLACK_BOT_TOKEN" in warnings[0]
@@ -337,7 +302,7 @@ async def test_closed_pipe_is_not_an_error(github: FakeGitHub, tmp_path: Path) -
     read, write = os.pipe()
     os.close(read)
     try:
-        run = await _cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stdout=write)
+        run = await run_cli("today", env={"GITHUB_API_URL": github.url}, tmp=tmp_path, stdout=write)
     finally:
         os.close(write)
     assert run.code == 0 and run.err == ""
@@ -361,7 +326,7 @@ async def test_next_day_reports_the_follow_up_of_a_hot_issue(tmp_path: Path, now
     async with FakeGitHub() as gh:
         repo = gh.add_repo(REPO, issues=data.issues, comments=data.comments)
         env = {"GITHUB_API_URL": gh.url, "VLLM_REPORT_SYNC_FRESH_SECONDS": "0"}
-        first = await _cli("yesterday", "--format", "json", env=env, tmp=tmp_path)
+        first = await run_cli("yesterday", "--format", "json", env=env, tmp=tmp_path)
         assert first.code == 0, first.err
         before = {s["id"]: s for s in json.loads(first.out)["sections"]}
         assert hot in before["appendix"]["cites"]  # yesterday lists it; today follows it up
@@ -374,9 +339,9 @@ async def test_next_day_reports_the_follow_up_of_a_hot_issue(tmp_path: Path, now
             title="[Bugfix] Fix speculative decoding for gpt-oss",
         )
         repo.put_issue({**fix, "body": f"Fixes #{hot}.\n\nThe drafter skipped the last step."})
-        second = await _cli("today", "--format", "json", env=env, tmp=tmp_path)
-        markdown = await _cli("today", "--lang", "en", env=env, tmp=tmp_path)
-        chinese = await _cli("today", "--lang", "zh", env=env, tmp=tmp_path)
+        second = await run_cli("today", "--format", "json", env=env, tmp=tmp_path)
+        markdown = await run_cli("today", "--lang", "en", env=env, tmp=tmp_path)
+        chinese = await run_cli("today", "--lang", "zh", env=env, tmp=tmp_path)
     assert second.code == 0 and markdown.code == 0 and chinese.code == 0, second.err
     sections = {s["id"]: s for s in json.loads(second.out)["sections"]}
     assert list(sections)[:2] == ["summary", "followups"]
@@ -390,14 +355,16 @@ async def test_the_chat_grammar_works_on_the_command_line(
 ) -> None:
     """`vllm-report topic rocm week lang:zh` is the chat command; `help` prints the help."""
     env = {"GITHUB_API_URL": github.url}
-    run = await _cli("topic", "rocm", "week", "lang:zh", "--format", "json", env=env, tmp=tmp_path)
+    run = await run_cli(
+        "topic", "rocm", "week", "lang:zh", "--format", "json", env=env, tmp=tmp_path
+    )
     assert run.code == 0, run.err
     digest = json.loads(run.out)
     assert digest["lang"] == "zh"
     assert [s["title"] for s in digest["sections"] if "ROCm" in s["title"]]
     start, end = (datetime.fromisoformat(digest["window"][k]) for k in ("start", "end"))
     assert end - start == timedelta(days=7)
-    shown = await _cli("help", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    shown = await run_cli("help", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
     assert shown.code == 0 and shown.out.startswith("usage: vllm-report")
     assert "vllm-report topic rocm week" in shown.out
 
@@ -414,7 +381,7 @@ async def test_chat_only_or_malformed_commands_exit_2_with_the_chat_words(
     words: list[str], said: str, tmp_path: Path
 ) -> None:
     """The command line refuses what only makes sense in a channel, in the grammar's words."""
-    run = await _cli(*words, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    run = await run_cli(*words, env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
     assert run.code == 2 and said in run.err and "Traceback" not in run.err
 
 
@@ -423,7 +390,7 @@ async def test_compact_json_names_each_item_once(
 ) -> None:
     """`--format json --compact`: the lists are numbers, each item is written once in `items`."""
     env = {"GITHUB_API_URL": github.url}
-    run = await _cli("today", "--format", "json", "--compact", env=env, tmp=tmp_path)
+    run = await run_cli("today", "--format", "json", "--compact", env=env, tmp=tmp_path)
     assert run.code == 0, run.err
     doc = json.loads(run.out)
     assert doc["compact"] is True
@@ -444,7 +411,7 @@ async def test_compact_json_names_each_item_once(
 
 async def test_compact_needs_json(tmp_path: Path) -> None:
     """`--compact` without `--format json` is a usage error, said in one line."""
-    run = await _cli("today", "--compact", env={}, tmp=tmp_path)
+    run = await run_cli("today", "--compact", env={}, tmp=tmp_path)
     assert run.code == 2
     assert run.err == "vllm-report: --compact goes with --format json (see vllm-report --help)\n"
 
@@ -456,9 +423,9 @@ async def test_a_digest_from_the_cache_opens_no_connection(
     loads httpx's connection pool (nor reads the CA bundle it would verify with)."""
     env = {"GITHUB_API_URL": github.url}
     day = (datetime.now(UTC) - timedelta(days=2)).date().isoformat()
-    first = await _cli(day, env=env, tmp=tmp_path)
+    first = await run_cli(day, env=env, tmp=tmp_path)
     made = len(github.requests)
-    again = await _cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
+    again = await run_cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
     assert first.code == again.code == 0, again.err
     assert len(github.requests) == made
     assert first.out == again.out
@@ -485,8 +452,8 @@ async def test_a_digest_from_the_cache_loads_neither_questions_nor_serve(
     day = (datetime.now(UTC) - timedelta(days=2)).date().isoformat()
     async with FakeOpenAI() as model:
         env = {"GITHUB_API_URL": github.url, "LLM_BASE_URL": model.base_url, "LLM_MODEL": "m"}
-        first = await _cli(day, env=env, tmp=tmp_path)
-        again = await _cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
+        first = await run_cli(day, env=env, tmp=tmp_path)
+        again = await run_cli("-X", "importtime", day, env=env, tmp=tmp_path, python=True)
     assert first.code == again.code == 0, again.err
     assert first.out == again.out
     loaded = _loaded(again.err)
@@ -499,7 +466,7 @@ async def test_a_proxy_in_the_environment_is_honoured(github: FakeGitHub, tmp_pa
     """With HTTP_PROXY set, requests go through it: here a closed port, so GitHub is
     unreachable (exit 5) though the fake answers directly."""
     env = {"GITHUB_API_URL": github.url, "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}
-    run = await _cli("yesterday", env=env, tmp=tmp_path)
+    run = await run_cli("yesterday", env=env, tmp=tmp_path)
     assert run.code == 5, run.err
     assert not github.requests
 
@@ -550,16 +517,18 @@ async def test_subscriptions_round_trip_through_export_and_import(
     entries, which a fresh store imports again; a bad entry is skipped and named."""
     backup = tmp_path / "backup.yaml"
     backup.write_text(BACKUP, "utf-8")
-    stored = await _cli("subscriptions", "import", str(backup), env=backend_env, tmp=tmp_path)
+    stored = await run_cli("subscriptions", "import", str(backup), env=backend_env, tmp=tmp_path)
     assert (stored.code, stored.out) == (0, "subscriptions: 2 stored, 0 skipped\n"), stored.err
-    exported = await _cli("subscriptions", "export", env=backend_env, tmp=tmp_path)
+    exported = await run_cli("subscriptions", "export", env=backend_env, tmp=tmp_path)
     assert exported.code == 0 and exported.out == BACKUP
     out = tmp_path / "again.yaml"
-    again = await _cli("subscriptions", "export", "--out", str(out), env=backend_env, tmp=tmp_path)
+    again = await run_cli(
+        "subscriptions", "export", "--out", str(out), env=backend_env, tmp=tmp_path
+    )
     assert again.code == 0 and out.read_text("utf-8") == BACKUP
     bad = tmp_path / "bad.yaml"
     bad.write_text(BACKUP.replace("- rocm", "- nosuchtopic"), "utf-8")
-    skipped = await _cli("subscriptions", "import", str(bad), env=backend_env, tmp=tmp_path)
+    skipped = await run_cli("subscriptions", "import", str(bad), env=backend_env, tmp=tmp_path)
     assert skipped.out == "subscriptions: 1 stored, 1 skipped\n"
     assert "skipped slack:C0123456789" in skipped.err
 
@@ -569,13 +538,15 @@ async def test_importing_a_file_that_is_no_backup_is_a_configuration_error(tmp_p
     nothing."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("subscriptions:\n- {platform: irc, channel: x}\n", "utf-8")
-    run = await _cli("subscriptions", "import", str(bad), env={}, tmp=tmp_path)
+    run = await run_cli("subscriptions", "import", str(bad), env={}, tmp=tmp_path)
     assert run.code == 6 and "is not a subscriptions file" in run.err
 
 
 async def test_mcp_refuses_a_port_it_cannot_listen_on(tmp_path: Path) -> None:
     """`vllm-report mcp --http 70000` is a usage error (exit 2) before anything is built."""
-    run = await _cli("mcp", "--http", "70000", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path)
+    run = await run_cli(
+        "mcp", "--http", "70000", env={"GITHUB_API_URL": refused_url()}, tmp=tmp_path
+    )
     assert run.code == 2
     assert run.err == (
         "vllm-report: --http takes a port from 1 to 65535, not 70000 (see vllm-report --help)\n"
@@ -622,12 +593,12 @@ async def test_an_old_day_built_months_later_on_a_fresh_mirror_is_the_one_made_o
             assert on_the_day.section("followups") is not None
             env = {"GITHUB_API_URL": rig.fake.url, "GITHUB_TOKEN": "t"}
             flags = ("2026-03-10", "--lang", lang.value, "--writer", "template")
-            ran = await _cli(*flags, "--format", "json", env=env, tmp=tmp_path)
+            ran = await run_cli(*flags, "--format", "json", env=env, tmp=tmp_path)
             assert ran.code == 0, ran.err
             later = json.loads(ran.out)
             assert later["sections"] == to_json(on_the_day)["sections"]
             assert later["counts"] == data.expected_counts(window.start, window.end).as_dict()
-            shown = await _cli(*flags, env=env, tmp=tmp_path)
+            shown = await run_cli(*flags, env=env, tmp=tmp_path)
             assert shown.code == 0, shown.err
             made = render_markdown(on_the_day)
             assert shown.out.split("\n---")[0] == made.split("\n---")[0]
@@ -646,7 +617,7 @@ async def test_an_old_day_of_a_renamed_repository_asked_by_its_old_name_counts_e
         gh.rename(REPO, new)
         env = {"GITHUB_API_URL": gh.url}  # no token: the old day goes through the Search API
         flags = ("2026-03-10", "--format", "json", "--writer", "template")
-        run = await _cli(*flags, env=env, tmp=tmp_path)
+        run = await run_cli(*flags, env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         digest = json.loads(run.out)
         assert digest["counts"] == data.expected_counts(*data.day(0)).as_dict()
@@ -655,7 +626,7 @@ async def test_an_old_day_of_a_renamed_repository_asked_by_its_old_name_counts_e
         assert any(q.startswith(f"repo:{new} ") for q in searched)
         assert 301 in {r.status for r in gh.requests}
         gh.requests.clear()
-        again = await _cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
+        again = await run_cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
         assert again.code == 0, again.err
         assert json.loads(again.out)["counts"] == digest["counts"]
         assert all(f"/{REPO}/" not in f"{r.path}/" for r in gh.requests)
@@ -669,7 +640,7 @@ async def test_a_search_github_refuses_is_said_as_such(tmp_path: Path) -> None:
     async with FakeGitHub() as gh:
         gh.add_repo(REPO, issues=data.issues, comments=data.comments)
         gh.refuse_search = True
-        run = await _cli("2026-03-10", env={"GITHUB_API_URL": gh.url}, tmp=tmp_path)
+        run = await run_cli("2026-03-10", env={"GITHUB_API_URL": gh.url}, tmp=tmp_path)
     assert run.code == 3, run.err
     assert "GitHub refused to search vllm-project/vllm (422: Validation Failed)" in run.err
     assert "can't be reached" not in run.err and "Traceback" not in run.err
@@ -688,7 +659,7 @@ async def test_two_repositories_make_one_report_of_both(tmp_path: Path) -> None:
             gh.add_repo(repo, issues=rows, comments=[])
         env = {"GITHUB_API_URL": gh.url}
         two = ("--repo", "vllm-project/vllm", "--repo", "sgl-project/sglang")
-        run = await _cli("today", *two, "--format", "json", env=env, tmp=tmp_path)
+        run = await run_cli("today", *two, "--format", "json", env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         digest = json.loads(run.out)
         assert digest["repos"] == ["vllm-project/vllm", "sgl-project/sglang"]
@@ -705,7 +676,7 @@ async def test_two_repositories_make_one_report_of_both(tmp_path: Path) -> None:
             "scopes:\n  serving:\n    repos: [vllm-project/vllm, sgl-project/sglang]\n"
         )
         scoped = ("today", "--scope", "serving", "--config", str(config))
-        run = await _cli(*scoped, env=env, tmp=tmp_path)
+        run = await run_cli(*scoped, env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         assert "sgl-project/sglang: New issues 2 |" in run.out
         assert "[vllm-project/vllm#1 Issue 1 of vllm-project/vllm]" in run.out
@@ -728,17 +699,19 @@ async def test_a_scope_of_an_owner_reports_on_its_active_repositories(tmp_path: 
         config.write_text("scopes:\n  amd:\n    repos: ['acme/*']\n  none: {repos: ['nobody/*']}\n")
         env = {"GITHUB_API_URL": gh.url}
         base = ("today", "--config", str(config), "--scope")
-        run = await _cli(*base, "amd", "--format", "json", env=env, tmp=tmp_path)
+        run = await run_cli(*base, "amd", "--format", "json", env=env, tmp=tmp_path)
         assert run.code == 0, run.err
         digest = json.loads(run.out)
         assert sorted(digest["repos"]) == ["acme/a", "acme/b"]
         assert digest["repo_counts"]["acme/b"]["new_issues"] == 2
         assert digest["counts"]["new_issues"] == 3
         assert not [r for r in gh.requests if r.path.startswith("/repos/acme/old/")]
-        adhoc = await _cli("today", "--repo", "acme/*", "--format", "json", env=env, tmp=tmp_path)
+        adhoc = await run_cli(
+            "today", "--repo", "acme/*", "--format", "json", env=env, tmp=tmp_path
+        )
         assert adhoc.code == 0, adhoc.err
         assert json.loads(adhoc.out)["repo_counts"] == digest["repo_counts"]
-        run = await _cli(*base, "none", env=env, tmp=tmp_path)
+        run = await run_cli(*base, "none", env=env, tmp=tmp_path)
     assert run.code == 3, run.err
     assert run.err == (
         "vllm-report: I couldn't find nobody/* on GitHub: check the owner/name spelling "
@@ -749,7 +722,7 @@ async def test_a_scope_of_an_owner_reports_on_its_active_repositories(tmp_path: 
 async def test_an_unknown_scope_is_a_usage_error(tmp_path: Path) -> None:
     """`--scope` naming no configured scope exits 2, names the configured ones, asks nothing."""
     env = {"GITHUB_API_URL": refused_url()}
-    run = await _cli("today", "--scope", "serving", env=env, tmp=tmp_path)
+    run = await run_cli("today", "--scope", "serving", env=env, tmp=tmp_path)
     assert run.code == 2
     assert run.err == (
         "vllm-report: unknown scope 'serving' (configured scopes: none) (see vllm-report --help)\n"

@@ -6,58 +6,23 @@ import asyncio
 import os
 import pty
 import re
-import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.github import FakeGitHub
+from tests.support.cli import Run, drain, run_cli
 from tests.support.history import History, generate_history
 
 REPO = "vllm-project/vllm"
 
 
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-async def _cli(
-    *args: str, env: dict[str, str], tmp: Path, stderr: int = asyncio.subprocess.PIPE
-) -> Run:
-    full = {**os.environ, "VLLM_REPORT_DB": str(tmp / "mirror.sqlite3"), **env}
-    full.pop("GITHUB_TOKEN", None)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        *args,
-        env=full,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    assert proc.returncode is not None
-    return Run(proc.returncode, out.decode(), (err or b"").decode())
-
-
-def _drain(fd: int) -> bytes:
-    """Everything written to a pty until its other side closes."""
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks)
+async def _cli(*args: str, **kwargs: Any) -> Run:
+    """The command line without a GitHub token of the environment."""
+    return await run_cli(*args, unset=("GITHUB_TOKEN",), **kwargs)
 
 
 def _history(items: int, comments: int, reviews: int) -> History:
@@ -152,7 +117,7 @@ async def test_on_a_terminal_a_progress_bar_shows_requests_rows_and_eta(
     fake, _ = github
     master, slave = pty.openpty()
     try:
-        drained = asyncio.get_running_loop().run_in_executor(None, _drain, master)
+        drained = asyncio.get_running_loop().run_in_executor(None, drain, master)
         env = {"GITHUB_API_URL": fake.url, "GITHUB_TOKEN": "t", "COLUMNS": "160"}
         run = await _cli(
             "mirror", "backfill", "--since", "first", env=env, tmp=tmp_path, stderr=slave

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from digest.errors import BadWindow
-from digest.windows import format_window, parse_window, title_date
+from digest.windows import format_window, parse_window, report_day, report_days, title_date
 
 NOW = datetime(2026, 3, 12, 8, 30, 45, tzinfo=UTC)
 
@@ -121,3 +121,28 @@ def test_offsets_with_minutes_and_negative_offsets() -> None:
         day_start="09:00",
     )
     assert "(UTC-4)" in format_window(ny)
+
+
+def test_report_days_end_with_the_last_ended_window() -> None:
+    """The report days are the N days whose window has ended; the day in progress is apart."""
+    now = datetime(2026, 2, 1, 6, 0, tzinfo=UTC)  # 14:00 in Shanghai, past the 11:21 cut-off
+    days, current = report_days(now, "Asia/Shanghai", "11:21", 3, None)
+    assert days == [date(2026, 1, 29), date(2026, 1, 30), date(2026, 1, 31)]
+    assert current == date(2026, 2, 1)
+    early = now.replace(hour=3, minute=0)  # 11:00 in Shanghai, before the cut-off
+    assert report_days(early, "Asia/Shanghai", "11:21", 1, None) == (
+        [date(2026, 1, 30)],
+        date(2026, 1, 31),
+    )
+    since, _ = report_days(now, "Asia/Shanghai", "11:21", 30, date(2026, 1, 30))
+    assert since == [date(2026, 1, 30), date(2026, 1, 31)]
+
+
+def test_a_moment_belongs_to_the_day_whose_cut_off_it_follows() -> None:
+    """The cut-off itself opens the new report day; a minute before it is still the old one,
+    though the local calendar may say otherwise."""
+    cut = datetime(2026, 3, 10, 3, 21, tzinfo=UTC)  # 2026-03-10 11:21 in Shanghai
+    assert report_day(cut, "Asia/Shanghai", "11:21") == date(2026, 3, 10)
+    assert report_day(cut - timedelta(minutes=1), "Asia/Shanghai", "11:21") == date(2026, 3, 9)
+    late = datetime(2026, 3, 10, 23, 30, tzinfo=UTC)  # 19:30 in New York, before a 20:00 start
+    assert report_day(late, "America/New_York", "20:00") == date(2026, 3, 9)

@@ -4,15 +4,16 @@ builds, the same bytes for the same data."""
 from __future__ import annotations
 
 import filecmp
+import json
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
-from bot.site.build import report_days
+from bot.site.output import MANIFEST
 from config.settings import ExcludeConfig
 from tests.fakes.github import FakeGitHub, RecordedRequest, issue_row
 from tests.support.clock import Clock
@@ -29,20 +30,6 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def _files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
-
-
-def test_report_days_end_with_the_last_ended_window() -> None:
-    """The report days are the N days whose window has ended; the day in progress is apart."""
-    days, current = report_days(NOW, "Asia/Shanghai", "11:21", 3, None)
-    assert days == [date(2026, 1, 29), date(2026, 1, 30), date(2026, 1, 31)]
-    assert current == date(2026, 2, 1)
-    early = NOW.replace(hour=3, minute=0)  # 11:00 in Shanghai, before the cut-off
-    assert report_days(early, "Asia/Shanghai", "11:21", 1, None) == (
-        [date(2026, 1, 30)],
-        date(2026, 1, 31),
-    )
-    since, _ = report_days(NOW, "Asia/Shanghai", "11:21", 30, date(2026, 1, 30))
-    assert since == [date(2026, 1, 30), date(2026, 1, 31)]
 
 
 async def test_site_layout(tmp_path: Path) -> None:
@@ -350,6 +337,8 @@ async def test_a_renamed_repository_moves_with_its_old_days(tmp_path: Path) -> N
     month = (out / new / "2026" / "01" / "en" / "index.html").read_text("utf-8")
     assert 'href="../../../2026-01-29/en/"' in month
     assert report.pending == 1
+    marks = json.loads((out / MANIFEST).read_text("utf-8"))["repos"]
+    assert set(marks) == {new}  # the next build follows the repository under its new name
 
 
 # -- a scope: two repositories sharing item numbers, under scopes/serving/ --------------------
@@ -451,6 +440,18 @@ async def test_scope_rebuild_follows_each_of_its_repositories(tmp_path: Path) ->
     assert news.digests == 2  # the scope's 2026-03-10, in each language; vLLM's taken as it was
     page = (out / SCOPE_DAY / "en" / "index.html").read_text("utf-8")
     assert "sgl-project/sglang#7 A late one" in page
+
+
+async def test_manifest_keeps_each_mirror_under_the_keys_earlier_sites_have(
+    tmp_path: Path,
+) -> None:
+    """The manifest records the mirror a repository's pages read under ``owner/name`` and each
+    of a scope's under ``scopes/{name}/owner/name``: a site an earlier version built is reused."""
+    out = tmp_path / "site"
+    await build_scope_site(out, tmp_path / "m.db", scopes=("serving",))
+    marks = json.loads((out / MANIFEST).read_text("utf-8"))["repos"]
+    assert set(marks) == {VLLM, f"{SCOPE_DIR}/{VLLM}", f"{SCOPE_DIR}/{SGLANG}"}
+    assert all(mark["synced_at"] for mark in marks.values())
 
 
 async def test_scope_rebuild_follows_its_own_configuration(tmp_path: Path) -> None:

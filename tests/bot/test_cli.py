@@ -774,9 +774,9 @@ async def test_an_old_day_built_months_later_names_the_pr_that_fixed_its_issue_l
         gh.add_repo(REPO, issues=[{**issue, "state_reason": "completed"}, fix, early])
         env = {"GITHUB_API_URL": gh.url}
         flags = ("2026-03-10", "--writer", "template")
-        en = await _cli(*flags, "--lang", "en", env=env, tmp=tmp_path)
-        zh = await _cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
-        doc = await _cli(*flags, "--format", "json", env=env, tmp=tmp_path)
+        en = await run_cli(*flags, "--lang", "en", env=env, tmp=tmp_path)
+        zh = await run_cli(*flags, "--lang", "zh", env=env, tmp=tmp_path)
+        doc = await run_cli(*flags, "--format", "json", env=env, tmp=tmp_path)
     assert en.code == 0 and zh.code == 0 and doc.code == 0, en.err + zh.err + doc.err
     assert f"(fixed 3 days later by [#9]({pull}))" in en.out
     assert f"（3 天后由 [#9]({pull}) 修复）" in zh.out

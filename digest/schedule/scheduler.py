@@ -4,7 +4,8 @@ Before posting, a replica claims the run's key (derived from the subscription an
 window) in a ledger shared by every replica. A claim expires after ``claim_ttl``, so a replica
 that dies between claiming and posting leaves the run to another replica (or to itself after a
 restart). A failed build or post releases the claim and is retried with capped backoff; runs
-missed during downtime are caught up, flagged late, while they are younger than ``grace``.
+missed during downtime are caught up, flagged late, while they are younger than ``grace``; a
+thread begun before then is finished by any replica until it is older than the retention.
 A post built from a sync the rate limit stopped is corrected in its thread once the mirror has
 caught up (with ``correct``; see :mod:`digest.schedule.corrections`).
 All subscriptions due at the same moment with the same digest request share one build. A
@@ -182,13 +183,18 @@ class Scheduler:
         self._next_due = min((next_run(s, now) for s in subs), default=None)
         runs: list[Run] = []
         for sub in subs:
-            for scheduled in due_runs(sub, now, self.grace):
+            for scheduled in due_runs(sub, now, self._keep):
                 window = run_window(sub, scheduled)
                 key = claim_key(sub, window)
                 failed = self._failures.get(key)
                 if key in self._posted or (failed is not None and failed[1] > now):
                     continue
-                if await self._ledger.is_posted(key):
+                posted = await self._ledger.is_posted(key)
+                # past grace a run is not started, but a thread already begun is finished
+                late_start = not posted and now - scheduled > self.grace
+                if late_start and not await self._ledger.parts(key):
+                    continue
+                if posted:
                     self._posted[key] = scheduled
                     if self.corrections is not None:
                         await self.corrections.found_posted(key, sub, window, scheduled)

@@ -383,6 +383,50 @@ async def test_thread_that_breaks_is_completed_from_its_next_part(world: World) 
     assert await world.scheduler(post=thread).tick() == 0
 
 
+async def test_a_thread_begun_is_finished_past_grace_by_another_replica(world: World) -> None:
+    """A replica dies after the parent and one part; nobody comes back for seven hours (past
+    the six hours' grace): another replica finishes the thread from its third part, under the
+    same parent, and a run past grace that was never begun is still not started."""
+    await world.subscriptions.put_subscription(berlin())
+    await world.subscriptions.put_subscription(berlin("C2", time="09:30"))
+    parts: list[tuple[str, int, str]] = []
+    resumed: list[tuple[str, tuple[str, ...]]] = []
+    dies = [True]
+
+    async def thread(
+        sub: Subscription,
+        digest: Digest,
+        *,
+        late: bool,
+        quiet: bool,
+        done: tuple[str, ...],
+        part_sent: PartFn,
+    ) -> None:
+        resumed.append((sub.channel, done))
+        for index in range(len(done), 4):
+            if index == 2 and dies and dies.pop():
+                raise ConnectionError("the replica's process is killed mid-thread")
+            parts.append((sub.channel, index, f"m{index}"))
+            await part_sent(index, f"m{index}")
+
+    grace = timedelta(hours=6)
+    world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))  # 09:00 Berlin: C1 is due
+    assert await world.scheduler(post=thread, grace=grace).tick() == 0
+    world.clock.set(datetime(2026, 3, 2, 15, 0, tzinfo=UTC))  # 7 hours later, C2's run unbegun
+    other = world.scheduler(post=thread, grace=grace)
+    assert await other.tick() == 1
+    assert resumed == [("C1", ()), ("C1", ("m0", "m1"))]
+    assert parts == [("C1", 0, "m0"), ("C1", 1, "m1"), ("C1", 2, "m2"), ("C1", 3, "m3")]
+    run = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+    assert await world.ledger.parts(claim_key(berlin(), run_window(berlin(), run))) == (
+        "m0",
+        "m1",
+        "m2",
+        "m3",
+    )
+    assert await other.tick() == 0  # done for good; C2's late run stays unposted
+
+
 async def test_cancel_in_the_thread_lets_the_next_pass_complete_it(world: World) -> None:
     """A pass cancelled in the middle of the thread releases the run with its parent recorded:
     the next pass posts the rest under that parent, never a second parent."""
@@ -642,7 +686,7 @@ class Simulation:
 async def test_sixty_days_three_replicas_random_crashes_exactly_once(season: str) -> None:
     """Three replicas on one Redis over 60 days across DST changes, crashing between claim and
     post and in the middle of threads: exactly one parent per subscription per day, every
-    thread in order with no part twice, and all but at most two completed."""
+    thread in order with no part twice, and every thread begun finished."""
     start, dst_days = SEASONS[season]
     async with sandbox() as box, contextlib.AsyncExitStack() as stack:
         subs = StateSubscriptions(RedisState(box.client, prefix=box.prefix))

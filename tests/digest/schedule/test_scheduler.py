@@ -338,16 +338,17 @@ async def test_cancelled_post_releases_its_claim(world: World) -> None:
     assert await world.scheduler().tick() == 1
 
 
-async def test_thread_that_breaks_is_completed_from_its_next_part(world: World) -> None:
-    """A thread that breaks after two parts is completed on a later pass from the third part,
-    under the same parent, with no part posted twice; then the run is posted for good."""
-    await world.subscriptions.put_subscription(berlin())
+@dataclass
+class Thread:
+    """A post of four parts that breaks once, at part ``breaks_at``; what it sent, and the
+    parts each pass resumed after."""
 
-    parts: list[tuple[int, str]] = []
-    resumed_from: list[tuple[str, ...]] = []
-    breaks = [True]
+    breaks_at: int | None = 2
+    parts: list[tuple[str, int, str]] = field(default_factory=list)
+    resumed: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
-    async def thread(
+    async def __call__(
+        self,
         sub: Subscription,
         digest: Digest,
         *,
@@ -356,30 +357,32 @@ async def test_thread_that_breaks_is_completed_from_its_next_part(world: World) 
         done: tuple[str, ...],
         part_sent: PartFn,
     ) -> None:
-        resumed_from.append(done)
+        self.resumed.append((sub.channel, done))
         for index in range(len(done), 4):
-            if index == 2 and breaks.pop() if breaks else False:
+            if index == self.breaks_at:
+                self.breaks_at = None
                 raise ConnectionError("connection reset in the middle of the thread")
             message = done[0] if done and index == 0 else f"m{index}"
-            parts.append((index, message))
+            self.parts.append((sub.channel, index, message))
             await part_sent(index, message)
 
+
+async def test_thread_that_breaks_is_completed_from_its_next_part(world: World) -> None:
+    """A thread that breaks after two parts is completed on a later pass from the third part,
+    under the same parent, with no part posted twice; then the run is posted for good."""
+    await world.subscriptions.put_subscription(berlin())
+    thread = Thread()
     sched = world.scheduler(post=thread)
     world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
     assert await sched.tick() == 0
     assert sched.counters["posts_incomplete"] == 1 and sched.counters["post_errors"] == 0
     world.clock.advance(timedelta(minutes=30))  # past the retry's backoff
     assert await world.scheduler(post=thread).tick() == 1
-    assert resumed_from == [(), ("m0", "m1")]
-    assert [index for index, _ in parts] == [0, 1, 2, 3]
+    assert [done for _, done in thread.resumed] == [(), ("m0", "m1")]
+    assert [index for _, index, _ in thread.parts] == [0, 1, 2, 3]
     assert await world.ledger.parts(
         claim_key(berlin(), run_window(berlin(), datetime(2026, 3, 2, 8, 0, tzinfo=UTC)))
-    ) == (
-        "m0",
-        "m1",
-        "m2",
-        "m3",
-    )
+    ) == ("m0", "m1", "m2", "m3")
     assert await world.scheduler(post=thread).tick() == 0
 
 
@@ -389,34 +392,15 @@ async def test_a_thread_begun_is_finished_past_grace_by_another_replica(world: W
     same parent, and a run past grace that was never begun is still not started."""
     await world.subscriptions.put_subscription(berlin())
     await world.subscriptions.put_subscription(berlin("C2", time="09:30"))
-    parts: list[tuple[str, int, str]] = []
-    resumed: list[tuple[str, tuple[str, ...]]] = []
-    dies = [True]
-
-    async def thread(
-        sub: Subscription,
-        digest: Digest,
-        *,
-        late: bool,
-        quiet: bool,
-        done: tuple[str, ...],
-        part_sent: PartFn,
-    ) -> None:
-        resumed.append((sub.channel, done))
-        for index in range(len(done), 4):
-            if index == 2 and dies and dies.pop():
-                raise ConnectionError("the replica's process is killed mid-thread")
-            parts.append((sub.channel, index, f"m{index}"))
-            await part_sent(index, f"m{index}")
-
+    thread = Thread()
     grace = timedelta(hours=6)
     world.clock.set(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))  # 09:00 Berlin: C1 is due
     assert await world.scheduler(post=thread, grace=grace).tick() == 0
     world.clock.set(datetime(2026, 3, 2, 15, 0, tzinfo=UTC))  # 7 hours later, C2's run unbegun
     other = world.scheduler(post=thread, grace=grace)
     assert await other.tick() == 1
-    assert resumed == [("C1", ()), ("C1", ("m0", "m1"))]
-    assert parts == [("C1", 0, "m0"), ("C1", 1, "m1"), ("C1", 2, "m2"), ("C1", 3, "m3")]
+    assert thread.resumed == [("C1", ()), ("C1", ("m0", "m1"))]
+    assert thread.parts == [("C1", 0, "m0"), ("C1", 1, "m1"), ("C1", 2, "m2"), ("C1", 3, "m3")]
     run = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
     assert await world.ledger.parts(claim_key(berlin(), run_window(berlin(), run))) == (
         "m0",

@@ -326,7 +326,7 @@ class DigestBuilder:
             data = filtered(data, scope.filters)
         repo, repo_url, synced_at = data.repo, data.repo_url, data.synced_at
         from digest.analysis.analyze import analyze  # not needed for a digest from the cache
-        from digest.analysis.fates import noted
+        from digest.writers.later import noted
 
         inputs = (request.topics, request.organisations, request.glossary)
         last = self._last

@@ -233,17 +233,16 @@ class SiteBuilder:
         root = ROUTES.root()
         nav = Nav(root=root_of(root), lang=primary)
         output.write(root.file, render_site_index(repos, nav, scopes))
-        merged = bundles(plan(output.pages))  # the search pages are of the main part
+        parts = plan(output.pages)  # the search pages and assets index nothing: no part
         for lang in options.langs:
             search = ROUTES.search(lang)
-            nav = Nav(root=root_of(search), lang=lang)
-            output.write(search.file, render_search(nav, merged))
+            page = render_search(Nav(root=root_of(search), lang=lang), bundles(parts))
+            output.write(search.file, page)
         pages += 1 + len(options.langs)
         folder = resources.files("digest.render") / "templates" / "assets"
         for name in ASSETS:
             output.write(ROUTES.asset(name).file, (folder / name).read_bytes())
         indexing = time.perf_counter()
-        parts = plan(output.pages)
         searchable = options.search and await index_site(output, parts)
         return SiteReport(
             options.out,

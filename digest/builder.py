@@ -115,13 +115,17 @@ async def _fixed_later(store: Store, data: WindowData) -> WindowData:
     :func:`digest.analysis.fates.fixed_later` picks the one that says it fixes the issue."""
     from digest.analysis.fates import FIX_GAP, fixed_later
 
+    closes = sorted(f.at for f in data.later if not f.is_pr and f.event == "closed")
+    spans: list[list[datetime]] = []  # closes within 2 × FIX_GAP of each other: one query
+    for at in closes:
+        if spans and at - FIX_GAP <= spans[-1][1]:
+            spans[-1][1] = at + FIX_GAP
+        else:
+            spans.append([at - FIX_GAP, at + FIX_GAP])
     prs: dict[int, Item] = {}
-    for fate in data.later:
-        if not fate.is_pr and fate.event == "closed":
-            near = await store.items_merged(
-                data.repo, fate.at - FIX_GAP, fate.at + FIX_GAP + timedelta(microseconds=1)
-            )
-            prs.update((pr.number, pr) for pr in near)
+    for start, end in spans:
+        near = await store.items_merged(data.repo, start, end + timedelta(microseconds=1))
+        prs.update((pr.number, pr) for pr in near)
     return fixed_later(data, prs.values()) if prs else data
 
 

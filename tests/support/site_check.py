@@ -7,6 +7,7 @@ The tests use it on small sites; ``bench/bench_site.py --check`` on a 1,100-day 
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
@@ -144,22 +145,14 @@ def _follow(root: Path, here: str, link: str, pages: dict[str, _Page], errors: l
     if urlsplit(link).scheme or link.startswith("//"):
         return 0
     target, fragment = urldefrag(link.split("?", 1)[0])
-    if not target:
-        file = here
-    else:
-        path = PurePosixPath(here).parent / target
-        parts: list[str] = []
-        for part in path.parts:
-            if part == "..":
-                if not parts:
-                    errors.append(f"{here}: {link} leaves the site")
-                    return 1
-                parts.pop()
-            elif part != ".":
-                parts.append(part)
-        file = "/".join(parts)
-        if link.split("#", 1)[0].split("?", 1)[0].endswith("/") or target in (".", "./"):
-            file = f"{file}/index.html" if file else "index.html"
+    file = here
+    if target:
+        file = posixpath.normpath(posixpath.join(posixpath.dirname(here), target))
+        if file == ".." or file.startswith("../"):
+            errors.append(f"{here}: {link} leaves the site")
+            return 1
+        if target.endswith("/") or target == ".":
+            file = "index.html" if file == "." else f"{file}/index.html"
     if not (root / file).is_file():
         errors.append(f"{here}: {link} lands nowhere")
         return 1

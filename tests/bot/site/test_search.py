@@ -3,6 +3,7 @@ Pagefind again only over the parts whose pages changed (the real Pagefind binary
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -58,8 +59,6 @@ def test_days_of_the_latest_year_by_month_earlier_years_whole() -> None:
 
 
 def _build(out: Path, words: dict[str, str]) -> bool:
-    import asyncio
-
     output = Output(out)
     for path, html in _pages(words).items():
         output.write(path, html)
@@ -102,7 +101,7 @@ def test_a_rebuild_indexes_only_the_changed_parts(tmp_path: Path, runs: list[str
     assert set(manifest["search"]) == {p.folder for p in plan(_pages({}))}
 
 
-def test_a_part_holds_its_index_without_the_ui(tmp_path: Path, runs: list[str]) -> None:
+def test_a_part_holds_its_index_without_the_ui(tmp_path: Path) -> None:
     """Each part has its own entry and index files but not the UI (the main bundle's merges
     it); the main bundle has both. A page without Pagefind's body mark is not indexed."""
     out = tmp_path / "site"
